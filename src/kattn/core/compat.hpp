@@ -1,0 +1,20 @@
+// The few places where the Kokkos 3.4 and 4.x APIs differ; everything else in kattn uses the
+// API both share.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+#if KOKKOS_VERSION >= 40000
+#define KATTN_KOKKOS_MATH Kokkos
+#else
+#define KATTN_KOKKOS_MATH Kokkos::Experimental
+#endif
+
+namespace kattn::compat {
+
+KOKKOS_INLINE_FUNCTION float exp(float x) { return KATTN_KOKKOS_MATH::exp(x); }
+KOKKOS_INLINE_FUNCTION float fmax(float a, float b) { return KATTN_KOKKOS_MATH::fmax(a, b); }
+// Numeric traits live in Kokkos::Experimental in both versions.
+KOKKOS_INLINE_FUNCTION float infinity() { return Kokkos::Experimental::infinity<float>::value; }
+
+}  // namespace kattn::compat

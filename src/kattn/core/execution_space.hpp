@@ -1,0 +1,16 @@
+// The execution space kattn's kernels run on. A build picks it with KATTN_EXECUTION_SPACE
+// (the `serial` preset sets Kokkos::Serial); otherwise Kokkos' default space is used.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace kattn {
+
+#ifdef KATTN_EXECUTION_SPACE
+using ExecutionSpace = KATTN_EXECUTION_SPACE;
+#else
+using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+#endif
+using MemorySpace = ExecutionSpace::memory_space;
+
+}  // namespace kattn

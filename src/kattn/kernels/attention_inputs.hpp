@@ -1,0 +1,45 @@
+// Device-resident inputs of one attention call, as Kokkos Views with explicit layouts.
+#pragma once
+
+#include "kattn/core/execution_space.hpp"
+#include "kattn/problem/geometry.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace kattn {
+
+template <class Storage, class Memory = MemorySpace>
+struct AttentionInputs {
+  using memory_space = Memory;
+  template <class T>
+  using Vector = Kokkos::View<T, Kokkos::LayoutRight, Memory>;
+
+  Vector<const Storage***> q;  // [num_tokens, num_q_heads, head_size]
+  // [num_blocks, block_size, num_kv_heads, head_size]; strided views of a larger tensor are fine
+  // as long as the head dimension is contiguous.
+  Kokkos::View<const Storage****, Kokkos::LayoutStride, Memory> k_cache;
+  Kokkos::View<const Storage****, Kokkos::LayoutStride, Memory> v_cache;
+  Vector<const std::int32_t**> block_table;  // [num_seqs, max_blocks_per_seq]
+  Vector<const std::int32_t*> cu_seqlens_q;  // [num_seqs + 1]
+  Vector<const std::int32_t*> seq_lens;      // [num_seqs]
+
+  Geometry geometry() const {
+    Geometry g;
+    g.num_tokens = int(q.extent(0));
+    g.num_q_heads = int(q.extent(1));
+    g.head_size = int(q.extent(2));
+    g.num_blocks = int(k_cache.extent(0));
+    g.block_size = int(k_cache.extent(1));
+    g.num_kv_heads = int(k_cache.extent(2));
+    g.num_seqs = int(seq_lens.extent(0));
+    g.max_blocks_per_seq = int(block_table.extent(1));
+    return g;
+  }
+};
+
+template <class Storage, class Memory = MemorySpace>
+using AttentionOutput = Kokkos::View<Storage***, Kokkos::LayoutRight, Memory>;  // like q
+
+}  // namespace kattn

@@ -1,0 +1,74 @@
+// Paper 4.3 (Listing 3): one team per (query token, query head), online softmax over tiles of
+// keys read through the block table, fp32 accumulation in team scratch.
+#pragma once
+
+#include "kattn/kernels/kernel_args.hpp"
+#include "kattn/tiles/online_softmax.hpp"
+#include "kattn/tiles/team_tile_ops.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+
+namespace kattn {
+
+template <class Space, class Storage>
+struct BaselineKernel {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<float*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  KernelArgs<Storage, typename Space::memory_space> args;
+  int tile_size;
+
+  static std::size_t scratch_bytes(int head_size, int tile_size) {
+    return 2 * Scratch::shmem_size(head_size) + Scratch::shmem_size(tile_size);  // q, acc, scores
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int token = team.league_rank() / args.num_q_heads;
+    const int head = team.league_rank() % args.num_q_heads;
+    const int kv_head = head / args.queries_per_kv;
+    const int seq = args.find_seq(token);
+    const int first_token = args.cu_seqlens_q(seq);
+    const int seq_len = args.seq_lens(seq);
+    const int context_len = seq_len - (args.cu_seqlens_q(seq + 1) - first_token);
+    const int position = context_len + (token - first_token);
+    const int num_keys = args.causal ? position + 1 : seq_len;
+    const int head_size = args.head_size;
+
+    Scratch q(team.team_scratch(0), head_size);
+    Scratch acc(team.team_scratch(0), head_size);
+    Scratch scores(team.team_scratch(0), tile_size);
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size), [&](int d) {
+      q(d) = to_float(args.q(token, head, d));
+      acc(d) = 0.0f;
+    });
+    team.team_barrier();
+
+    const std::int32_t* block_row = &args.block_table(seq, 0);
+    SoftmaxState state;
+    for (int first = 0; first < num_keys; first += tile_size) {
+      const int count = num_keys - first < tile_size ? num_keys - first : tile_size;
+      tile_scores(team, q, args.k, block_row, args.block_size, kv_head, first, count, head_size,
+                  args.softmax_scale, scores);
+      team.team_barrier();
+      const float alpha = state.rescale_to(tile_max(team, scores, count));
+      state.sum += tile_weights(team, scores, count, state);
+      tile_accumulate(team, acc, alpha, scores, args.v, block_row, args.block_size, kv_head, first, count, head_size);
+      team.team_barrier();  // scores are overwritten by the next tile
+    }
+
+    const float inverse_sum = state.inverse_sum();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size),
+                         [&](int d) { args.out(token, head, d) = from_float<Storage>(acc(d) * inverse_sum); });
+  }
+
+  static void launch(const KernelArgs<Storage, typename Space::memory_space>& args, int num_tokens,
+                     const LaunchPlan& plan) {
+    if (num_tokens == 0) return;
+    BaselineKernel kernel{args, plan.tile_size};
+    Policy policy(num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes(args.head_size, plan.tile_size)));
+    Kokkos::parallel_for("kattn::baseline", policy, kernel);
+  }
+};
+
+}  // namespace kattn

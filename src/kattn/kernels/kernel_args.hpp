@@ -1,0 +1,68 @@
+// What every attention kernel reads: device views, KV accessors and scalars, copied by value
+// into the functor.
+#pragma once
+
+#include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/problem/attention_params.hpp"
+#include "kattn/tiles/paged_kv.hpp"
+
+namespace kattn {
+
+template <class Storage, class MemorySpace>
+struct KernelArgs {
+  template <class T>
+  using Vector = Kokkos::View<T, Kokkos::LayoutRight, MemorySpace>;
+
+  Vector<const Storage***> q;
+  Vector<Storage***> out;
+  PagedKvAccessor<Storage> k;
+  PagedKvAccessor<Storage> v;
+  Vector<const std::int32_t**> block_table;
+  Vector<const std::int32_t*> cu_seqlens_q;
+  Vector<const std::int32_t*> seq_lens;
+  int num_seqs = 0;
+  int num_q_heads = 0;
+  int queries_per_kv = 0;
+  int head_size = 0;
+  int block_size = 0;
+  float softmax_scale = 0.0f;
+  bool causal = true;
+
+  // Sequence of a query token: the last s with cu_seqlens_q[s] <= token (binary search, so
+  // sequences with no query tokens are skipped correctly).
+  KOKKOS_INLINE_FUNCTION int find_seq(int token) const {
+    int low = 0, high = num_seqs - 1;
+    while (low < high) {
+      const int mid = (low + high + 1) / 2;
+      if (cu_seqlens_q(mid) <= token) low = mid; else high = mid - 1;
+    }
+    return low;
+  }
+};
+
+template <class Storage, class MemorySpace>
+KernelArgs<Storage, MemorySpace> make_kernel_args(const AttentionInputs<Storage, MemorySpace>& in,
+                                                  const AttentionParams& params,
+                                                  const AttentionOutput<Storage, MemorySpace>& out) {
+  KernelArgs<Storage, MemorySpace> a;
+  const Geometry g = in.geometry();
+  a.q = in.q;
+  a.out = out;
+  a.k = {in.k_cache.data(), std::int64_t(in.k_cache.stride_0()), std::int64_t(in.k_cache.stride_1()),
+         std::int64_t(in.k_cache.stride_2())};
+  a.v = {in.v_cache.data(), std::int64_t(in.v_cache.stride_0()), std::int64_t(in.v_cache.stride_1()),
+         std::int64_t(in.v_cache.stride_2())};
+  a.block_table = in.block_table;
+  a.cu_seqlens_q = in.cu_seqlens_q;
+  a.seq_lens = in.seq_lens;
+  a.num_seqs = g.num_seqs;
+  a.num_q_heads = g.num_q_heads;
+  a.queries_per_kv = g.queries_per_kv();
+  a.head_size = g.head_size;
+  a.block_size = g.block_size;
+  a.softmax_scale = float(params.softmax_scale);
+  a.causal = params.causal;
+  return a;
+}
+
+}  // namespace kattn

@@ -1,0 +1,37 @@
+#include "kattn/oracle/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace kattn {
+
+Tolerance tolerance_for(DType dtype) {
+  switch (dtype) {
+    case DType::fp32: return {1e-5, 1e-4};
+    case DType::fp16: return {1e-3, 2e-3};
+    case DType::bf16: return {8e-3, 1.6e-2};
+  }
+  throw std::logic_error("tolerance_for: unknown dtype");
+}
+
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference, DType dtype) {
+  if (out.size() != reference.size())
+    throw std::invalid_argument("compare_to_reference: output has " + std::to_string(out.size()) +
+                                " elements, reference " + std::to_string(reference.size()));
+  const Tolerance tol = tolerance_for(dtype);
+  Comparison c;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double error = std::fabs(double(out[i]) - reference[i]);
+    if (!(error <= tol.atol + tol.rtol * std::fabs(reference[i]))) ++c.failures;  // NaN fails too
+    if (std::isnan(error)) {
+      c.max_abs_error = c.max_rel_error = NAN;
+      continue;
+    }
+    c.max_abs_error = std::max(c.max_abs_error, error);
+    c.max_rel_error = std::max(c.max_rel_error, error / std::max(std::fabs(reference[i]), tol.atol));
+  }
+  return c;
+}
+
+}  // namespace kattn

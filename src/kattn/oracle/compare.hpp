@@ -1,0 +1,29 @@
+// Judging a kernel output against the oracle with per-dtype tolerances (docs/testing.md).
+#pragma once
+
+#include "kattn/core/dtype.hpp"
+
+#include <vector>
+
+namespace kattn {
+
+// An element passes when |out - ref| <= atol + rtol * |ref|. The inputs are exact in the dtype
+// and the kernels accumulate in fp32, so the bound is set by rounding the output to the dtype
+// (half an ulp: 2^-11 for fp16, 2^-8 for bf16) plus fp32 accumulation error, with headroom.
+struct Tolerance {
+  double atol;
+  double rtol;
+};
+
+Tolerance tolerance_for(DType dtype);
+
+struct Comparison {
+  double max_abs_error = 0.0;
+  double max_rel_error = 0.0;  // |out - ref| / max(|ref|, atol), so near-zero refs do not explode
+  long long failures = 0;      // elements outside the tolerance (NaN counts as a failure)
+  bool passed() const { return failures == 0; }
+};
+
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference, DType dtype);
+
+}  // namespace kattn

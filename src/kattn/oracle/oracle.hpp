@@ -1,0 +1,15 @@
+// The judge: plain dense attention per sequence and head in double precision. It shares no
+// tiling or online-softmax code with the kernels.
+#pragma once
+
+#include "kattn/problem/host_problem.hpp"
+
+#include <vector>
+
+namespace kattn {
+
+// Returns out [num_tokens, num_q_heads, head_size]. Validates the problem first and throws
+// NotSupported for parameters the kernels do not implement yet.
+std::vector<double> oracle_attention(const HostProblem& problem);
+
+}  // namespace kattn

@@ -1,0 +1,26 @@
+// A whole problem in host memory: what references, the CLI and the tests pass around.
+// Tensor values are stored as float but are exactly representable in `dtype`.
+#pragma once
+
+#include "kattn/core/dtype.hpp"
+#include "kattn/problem/attention_params.hpp"
+#include "kattn/problem/geometry.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace kattn {
+
+struct HostProblem {
+  DType dtype = DType::fp32;
+  Geometry geometry;
+  AttentionParams params;
+  std::vector<float> q;                // [num_tokens, num_q_heads, head_size]
+  std::vector<float> k_cache;          // [num_blocks, block_size, num_kv_heads, head_size]
+  std::vector<float> v_cache;          // [num_blocks, block_size, num_kv_heads, head_size]
+  std::vector<std::int32_t> block_table;   // [num_seqs, max_blocks_per_seq]
+  std::vector<std::int32_t> cu_seqlens_q;  // [num_seqs + 1], cu_seqlens_q[0] = 0
+  std::vector<std::int32_t> seq_lens;      // [num_seqs], context + query length
+};
+
+}  // namespace kattn

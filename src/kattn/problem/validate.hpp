@@ -1,0 +1,42 @@
+// Validation at the API boundary. Each failure throws InvalidProblem naming the field and value.
+#pragma once
+
+#include "kattn/problem/attention_params.hpp"
+#include "kattn/problem/geometry.hpp"
+#include "kattn/problem/host_problem.hpp"
+
+#include <cstdint>
+
+namespace kattn {
+
+// Element strides of a paged KV cache [num_blocks, block_size, num_kv_heads, head_size]; the
+// head dimension is contiguous. vLLM's caches can be strided views of a larger tensor.
+struct KvCacheStrides {
+  std::int64_t block = 0;
+  std::int64_t slot = 0;
+  std::int64_t head = 0;
+
+  static KvCacheStrides contiguous(const Geometry& g) {
+    return {std::int64_t(g.block_size) * g.num_kv_heads * g.head_size,
+            std::int64_t(g.num_kv_heads) * g.head_size, g.head_size};
+  }
+};
+
+// Host copies of the batch index tensors, laid out as in HostProblem.
+struct BatchIndexHost {
+  const std::int32_t* block_table;   // [num_seqs, max_blocks_per_seq]
+  const std::int32_t* cu_seqlens_q;  // [num_seqs + 1]
+  const std::int32_t* seq_lens;      // [num_seqs]
+};
+
+void validate_geometry(const Geometry& g);
+void validate_params(const Geometry& g, const AttentionParams& params);
+// `allocation` is the number of elements behind the cache pointer.
+void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation,
+                       const char* name);
+void validate_batch_index(const Geometry& g, const BatchIndexHost& index);
+
+// All of the above plus the sizes of the host tensors.
+void validate(const HostProblem& problem);
+
+}  // namespace kattn

@@ -1,0 +1,78 @@
+#include "kattn/workload/generator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace kattn {
+namespace {
+
+// Integer in [low, high] from the raw engine output: std::uniform_int_distribution is not
+// specified bit-for-bit across standard libraries, this is.
+int uniform_int(std::mt19937_64& rng, int low, int high) {
+  return low + int(rng() % std::uint64_t(high - low + 1));
+}
+
+// Uniform in [-range, range), rounded to the dtype.
+void fill(std::vector<float>& values, std::mt19937_64& rng, float range, DType dtype) {
+  for (float& x : values) {
+    const double unit = double(rng() >> 11) * 0x1.0p-53;  // [0, 1)
+    x = round_to_dtype(float((2.0 * unit - 1.0) * range), dtype);
+  }
+}
+
+}  // namespace
+
+HostProblem generate_problem(const WorkloadSpec& spec) {
+  std::mt19937_64 rng(spec.seed);
+  HostProblem p;
+  p.dtype = spec.dtype;
+  Geometry& g = p.geometry;
+  g.num_q_heads = spec.model.num_q_heads;
+  g.num_kv_heads = spec.model.num_kv_heads;
+  g.head_size = spec.model.head_size;
+  g.block_size = spec.block_size;
+  g.num_seqs = spec.batch_size;
+  p.params.softmax_scale = 1.0 / std::sqrt(double(spec.model.head_size));
+  p.params.causal = spec.causal;
+
+  const int num_decodes = int(std::lround(spec.decode_share * spec.batch_size));
+  p.cu_seqlens_q.push_back(0);
+  int total_blocks = 0;
+  for (int s = 0; s < spec.batch_size; ++s) {
+    const int seq_len = uniform_int(rng, spec.min_seq_len, spec.max_seq_len);
+    int query_len = seq_len;
+    if (s < num_decodes) query_len = 1;
+    else if (spec.chunked_prefill) query_len = seq_len - uniform_int(rng, 0, seq_len - 1);
+    if (s >= num_decodes && spec.max_query_len > 0) query_len = std::min(query_len, spec.max_query_len);
+    p.seq_lens.push_back(seq_len);
+    p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() + query_len);
+    const int blocks = (seq_len + g.block_size - 1) / g.block_size;
+    g.max_blocks_per_seq = std::max(g.max_blocks_per_seq, blocks);
+    total_blocks += blocks;
+  }
+  g.num_tokens = p.cu_seqlens_q.back();
+  g.num_blocks = total_blocks + 1;  // one block no sequence uses, as a real cache has free blocks
+
+  std::vector<std::int32_t> ids(std::size_t(g.num_blocks));
+  std::iota(ids.begin(), ids.end(), 0);
+  if (spec.permute_blocks)
+    for (std::size_t i = ids.size(); i > 1; --i) std::swap(ids[i - 1], ids[rng() % i]);  // Fisher-Yates
+  p.block_table.assign(std::size_t(g.num_seqs) * g.max_blocks_per_seq, 0);  // vLLM pads rows with 0
+  std::size_t next = 0;
+  for (int s = 0; s < g.num_seqs; ++s) {
+    const int blocks = (p.seq_lens[std::size_t(s)] + g.block_size - 1) / g.block_size;
+    for (int b = 0; b < blocks; ++b) p.block_table[std::size_t(s) * g.max_blocks_per_seq + b] = ids[next++];
+  }
+
+  p.q.resize(std::size_t(g.q_elements()));
+  p.k_cache.resize(std::size_t(g.cache_elements()));
+  p.v_cache.resize(std::size_t(g.cache_elements()));
+  fill(p.q, rng, 2.0f, p.dtype);  // wider than K so that the softmax is not flat
+  fill(p.k_cache, rng, 1.0f, p.dtype);
+  fill(p.v_cache, rng, 1.0f, p.dtype);
+  return p;
+}
+
+}  // namespace kattn

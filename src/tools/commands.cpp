@@ -1,0 +1,131 @@
+#include "tools/commands.hpp"
+
+#include "kattn/core/error.hpp"
+#include "kattn/core/execution_space.hpp"
+#include "kattn/io/reference_file.hpp"
+#include "kattn/kernels/run_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
+#include "kattn/workload/generator.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <vector>
+
+namespace kattn::cli {
+namespace {
+
+std::vector<Variant> selected_variants(const std::string& name) {
+  if (name == "all") return all_variants();
+  return {parse_variant(name)};
+}
+
+int validate_command(const std::string& path, const std::string& variant_name, const std::string& only_case) {
+  const std::vector<ProblemCase> cases = read_problem_file(path);
+  const std::vector<Variant> variants = selected_variants(variant_name);
+  fmt::print("kattn validate {} on {}\n", path, ExecutionSpace::name());
+  fmt::print("{:<40} {:<5} {:<10} {:>12} {:>12}  {}\n", "case", "dtype", "variant", "max abs err", "max rel err",
+             "result");
+  int checked = 0, failed = 0;
+  for (const ProblemCase& c : cases) {
+    if (!only_case.empty() && c.name != only_case) continue;
+    if (c.expected.empty()) throw FileFormatError(path, "case " + c.name + " has no out_ref to validate against");
+    for (Variant variant : variants) {
+      AttentionOptions options;
+      options.variant = variant;
+      const Comparison result = compare_to_reference(run_problem(c.problem, options).out, c.expected, c.problem.dtype);
+      ++checked;
+      failed += result.passed() ? 0 : 1;
+      fmt::print("{:<40} {:<5} {:<10} {:>12.3e} {:>12.3e}  {}\n", c.name, to_string(c.problem.dtype),
+                 to_string(variant), result.max_abs_error, result.max_rel_error,
+                 result.passed() ? "pass" : fmt::format("FAIL ({} elements)", result.failures));
+    }
+  }
+  if (checked == 0) throw FileFormatError(path, "has no case named '" + only_case + "'");
+  fmt::print("{} passed, {} failed\n", checked - failed, failed);
+  return failed == 0 ? kSuccess : kValidationFailed;
+}
+
+int refgen_command(const std::string& scenario, const std::string& output) {
+  std::vector<ProblemCase> cases;
+  for (const WorkloadSpec& spec : load_scenario(scenario)) {
+    ProblemCase c;
+    c.name = spec.name;
+    c.seed = spec.seed;
+    c.description = fmt::format("{} {}: batch {}, seq len {}..{}, decode share {}, block {}{}{}", spec.model.name,
+                                to_string(spec.dtype), spec.batch_size, spec.min_seq_len, spec.max_seq_len,
+                                spec.decode_share, spec.block_size, spec.chunked_prefill ? ", chunked prefill" : "",
+                                spec.causal ? "" : ", non-causal");
+    c.problem = generate_problem(spec);
+    c.expected = oracle_attention(c.problem);
+    fmt::print("{:<40} tokens {:>6}  seqs {:>4}  blocks {:>6}\n", c.name, c.problem.geometry.num_tokens,
+               c.problem.geometry.num_seqs, c.problem.geometry.num_blocks);
+    cases.push_back(std::move(c));
+  }
+  write_problem_file(output, cases);
+  fmt::print("wrote {} cases to {}\n", cases.size(), output);
+  return kSuccess;
+}
+
+int run_command(const std::string& input, const std::string& output, const std::string& only_case,
+                const std::string& variant_name) {
+  const std::vector<ProblemCase> cases = read_problem_file(input);
+  const ProblemCase* chosen = nullptr;
+  for (const ProblemCase& c : cases)
+    if (only_case.empty() ? cases.size() == 1 : c.name == only_case) chosen = &c;
+  if (!chosen)
+    throw FileFormatError(input, only_case.empty() ? "holds several cases: choose one with --case"
+                                                   : "has no case named '" + only_case + "'");
+  AttentionOptions options;
+  if (!variant_name.empty()) options.variant = parse_variant(variant_name);
+  const ProblemRun run = run_problem(chosen->problem, options);
+  write_output_file(output, *chosen, run.out, std::string(to_string(run.plan.variant)));
+  fmt::print("{}: case {} ({} tokens) -> {} with variant {}\n", input, chosen->name, chosen->problem.geometry.num_tokens,
+             output, to_string(run.plan.variant));
+  return kSuccess;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"kattn: paged attention kernels (Kokkos), oracle and references"};
+  app.require_subcommand(1);
+
+  std::string file, variant = "all", only_case;
+  CLI::App* validate = app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
+  validate->add_option("file", file, "reference HDF5 file")->required();
+  validate->add_option("--variant", variant, "kernel variant, or all")->capture_default_str();
+  validate->add_option("--case", only_case, "validate only this case");
+
+  std::string scenario, output;
+  CLI::App* refgen = app.add_subcommand("refgen", "generate a reference file from a scenario (inputs + oracle output)");
+  refgen->add_option("--scenario", scenario, "scenario JSON file")->required();
+  refgen->add_option("--output", output, "HDF5 file to write")->required();
+
+  std::string input, run_variant;
+  CLI::App* run = app.add_subcommand("run", "run one problem and write its output");
+  run->add_option("--input", input, "problem HDF5 file")->required();
+  run->add_option("--output", output, "output HDF5 file")->required();
+  run->add_option("--case", only_case, "case to run when the file holds several");
+  run->add_option("--variant", run_variant, "kernel variant (default: the launch plan's)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kSuccess : kBadInput;
+  }
+  try {
+    if (*validate) return validate_command(file, variant, only_case);
+    if (*refgen) return refgen_command(scenario, output);
+    return run_command(input, output, only_case, run_variant);
+  } catch (const NotSupported& e) {
+    fmt::print(stderr, "kattn: {}\n", e.what());
+    return kNotSupported;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "kattn: error: {}\n", e.what());
+    return kBadInput;
+  }
+}
+
+}  // namespace kattn::cli

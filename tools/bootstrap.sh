@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine for kattn: system packages, and a Kokkos 3.4.1
+# (OpenMP + Serial) built from Debian's trilinos source package into a cache outside
+# the repository. Prints the Kokkos prefix on its last line.
+#   KATTN_KOKKOS_ROOT=/path  use that Kokkos install instead of building one
+#   KATTN_CACHE=/path        where the Kokkos build is cached (default ~/.cache/kattn)
+set -euo pipefail
+
+packages=(build-essential cmake ninja-build pkg-config dpkg-dev libhdf5-dev hdf5-tools
+          libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+          python3-h5py python3-numpy python3-matplotlib)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "bootstrap: installing ${missing[*]}" >&2
+  as_root apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ -n "${KATTN_KOKKOS_ROOT:-}" ]; then
+  echo "$KATTN_KOKKOS_ROOT"
+  exit 0
+fi
+
+cache="${KATTN_CACHE:-$HOME/.cache/kattn}"
+prefix="$cache/kokkos-3.4.1-openmp"
+if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
+  echo "$prefix"
+  exit 0
+fi
+
+# apt-get source needs a deb-src entry for bookworm main.
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+  echo "bootstrap: adding a deb-src entry for bookworm main" >&2
+  as_root tee /etc/apt/sources.list.d/kattn-deb-src.sources >/dev/null <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  as_root apt-get update -qq >&2
+fi
+
+work="$cache/src"
+rm -rf "$work" && mkdir -p "$work"
+echo "bootstrap: fetching the trilinos source package for its Kokkos" >&2
+(cd "$work" && apt-get source --download-only -qq trilinos >&2)
+orig=$(ls "$work"/trilinos_*.orig.tar.* | head -n1)
+tar -xf "$orig" -C "$work" --wildcards '*/packages/kokkos/*'
+kokkos_src=$(find "$work" -maxdepth 3 -type d -path '*/packages/kokkos' | head -n1)
+
+echo "bootstrap: building Kokkos (OpenMP + Serial) into $prefix" >&2
+cmake -S "$kokkos_src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
+  -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+  -DCMAKE_POSITION_INDEPENDENT_CODE=ON >&2
+cmake --build "$work/build" >&2
+cmake --install "$work/build" >&2
+rm -rf "$work"
+echo "$prefix"
