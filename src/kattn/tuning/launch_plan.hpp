@@ -5,6 +5,7 @@
 #include "kattn/problem/geometry.hpp"
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,7 @@ enum class Variant {
 std::string_view to_string(Variant variant);
 Variant parse_variant(std::string_view name);  // throws std::invalid_argument naming the value
 std::vector<Variant> all_variants();
+inline void PrintTo(Variant variant, std::ostream* os) { *os << to_string(variant); }  // for GoogleTest
 
 struct LaunchPlan {
   Variant variant = Variant::baseline;

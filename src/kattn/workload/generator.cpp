@@ -24,7 +24,7 @@ void fill(std::vector<float>& values, std::mt19937_64& rng, float range, DType d
 
 }  // namespace
 
-HostProblem generate_problem(const WorkloadSpec& spec) {
+HostProblem generate_batch(const BatchSpec& spec) {
   std::mt19937_64 rng(spec.seed);
   HostProblem p;
   p.dtype = spec.dtype;
@@ -33,25 +33,20 @@ HostProblem generate_problem(const WorkloadSpec& spec) {
   g.num_kv_heads = spec.model.num_kv_heads;
   g.head_size = spec.model.head_size;
   g.block_size = spec.block_size;
-  g.num_seqs = spec.batch_size;
+  g.num_seqs = int(spec.sequences.size());
   p.params.softmax_scale = 1.0 / std::sqrt(double(spec.model.head_size));
   p.params.causal = spec.causal;
 
-  const int num_decodes = int(std::lround(spec.decode_share * spec.batch_size));
   p.cu_seqlens_q.push_back(0);
   int total_blocks = 0;
-  for (int s = 0; s < spec.batch_size; ++s) {
-    const int seq_len = uniform_int(rng, spec.min_seq_len, spec.max_seq_len);
-    int query_len = seq_len;
-    if (s < num_decodes) query_len = 1;
-    else if (spec.chunked_prefill) query_len = seq_len - uniform_int(rng, 0, seq_len - 1);
-    if (s >= num_decodes && spec.max_query_len > 0) query_len = std::min(query_len, spec.max_query_len);
-    p.seq_lens.push_back(seq_len);
-    p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() + query_len);
-    const int blocks = (seq_len + g.block_size - 1) / g.block_size;
+  for (const SequenceShape& s : spec.sequences) {
+    p.seq_lens.push_back(s.seq_len);
+    p.cu_seqlens_q.push_back(p.cu_seqlens_q.back() + s.query_len);
+    const int blocks = (s.seq_len + g.block_size - 1) / g.block_size;
     g.max_blocks_per_seq = std::max(g.max_blocks_per_seq, blocks);
     total_blocks += blocks;
   }
+  g.max_blocks_per_seq = std::max(g.max_blocks_per_seq, 1);
   g.num_tokens = p.cu_seqlens_q.back();
   g.num_blocks = total_blocks + 1;  // one block no sequence uses, as a real cache has free blocks
 
@@ -73,6 +68,28 @@ HostProblem generate_problem(const WorkloadSpec& spec) {
   fill(p.k_cache, rng, 1.0f, p.dtype);
   fill(p.v_cache, rng, 1.0f, p.dtype);
   return p;
+}
+
+HostProblem generate_problem(const WorkloadSpec& spec) {
+  std::mt19937_64 rng(spec.seed);
+  BatchSpec batch;
+  batch.model = spec.model;
+  batch.dtype = spec.dtype;
+  batch.block_size = spec.block_size;
+  batch.permute_blocks = spec.permute_blocks;
+  batch.causal = spec.causal;
+  batch.seed = rng();
+  const int num_decodes = int(std::lround(spec.decode_share * spec.batch_size));
+  for (int s = 0; s < spec.batch_size; ++s) {
+    SequenceShape shape;
+    shape.seq_len = uniform_int(rng, spec.min_seq_len, spec.max_seq_len);
+    shape.query_len = shape.seq_len;
+    if (s < num_decodes) shape.query_len = 1;
+    else if (spec.chunked_prefill) shape.query_len = shape.seq_len - uniform_int(rng, 0, shape.seq_len - 1);
+    if (s >= num_decodes && spec.max_query_len > 0) shape.query_len = std::min(shape.query_len, spec.max_query_len);
+    batch.sequences.push_back(shape);
+  }
+  return generate_batch(batch);
 }
 
 }  // namespace kattn

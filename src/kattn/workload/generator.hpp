@@ -5,8 +5,29 @@
 #include "kattn/problem/host_problem.hpp"
 #include "kattn/workload/scenario.hpp"
 
+#include <vector>
+
 namespace kattn {
 
+struct SequenceShape {
+  int seq_len = 1;    // context + query
+  int query_len = 1;  // new tokens; 1 = decode, seq_len = prefill without context
+};
+
+// A batch with explicit sequences; block allocation and tensor values come from the seed.
+struct BatchSpec {
+  ModelGeometry model;
+  DType dtype = DType::fp16;
+  int block_size = 16;
+  std::vector<SequenceShape> sequences;
+  bool permute_blocks = true;
+  bool causal = true;
+  std::uint64_t seed = 1;
+};
+
+HostProblem generate_batch(const BatchSpec& spec);
+
+// Draws the sequence shapes of a workload (decodes first), then generates its batch.
 HostProblem generate_problem(const WorkloadSpec& spec);
 
 }  // namespace kattn

@@ -1,0 +1,156 @@
+// The kattn command line: exit codes, tables and the promise of no output file on error.
+#include "kattn/io/hdf5_file.hpp"
+#include "kattn/io/reference_file.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
+#include "test_problems.hpp"
+#include "tools/commands.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace kattn {
+namespace {
+
+struct CliResult {
+  int exit_code;
+  std::string output;  // stdout and stderr
+};
+
+CliResult run_cli(const std::string& arguments) {
+  // ctest runs tests in parallel processes: one log per test.
+  const std::string log = ::testing::TempDir() + "kattn_cli_" +
+                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
+  const std::string command = std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+}
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kattn_cli_" + name; }
+
+std::string write_single_case(const std::string& name, HostProblem problem, bool with_reference) {
+  ProblemCase c;
+  c.name = name;
+  c.problem = std::move(problem);
+  if (with_reference) c.expected = oracle_attention(c.problem);
+  const std::string path = temp_path(name + ".h5");
+  write_problem_file(path, {c});
+  return path;
+}
+
+TEST(Cli, NoCommandIsUsageError) { EXPECT_EQ(run_cli("").exit_code, cli::kBadInput); }
+
+TEST(Cli, UnknownFlagIsUsageError) { EXPECT_EQ(run_cli("validate --frobnicate x").exit_code, cli::kBadInput); }
+
+TEST(Cli, HelpSucceeds) { EXPECT_EQ(run_cli("--help").exit_code, cli::kSuccess); }
+
+TEST(Cli, ValidatesTheShippedReferences) {
+  const CliResult r = run_cli(std::string("validate ") + KATTN_DATA_DIR + "/references.h5");
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("max abs err"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ValidateReportsAWrongReference) {
+  ProblemCase c;
+  c.name = "wrong";
+  c.problem = test::small_mixed_problem();
+  c.expected = oracle_attention(c.problem);
+  c.expected[5] += 0.5;
+  const std::string path = temp_path("wrong.h5");
+  write_problem_file(path, {c});
+  const CliResult r = run_cli("validate " + path);
+  EXPECT_EQ(r.exit_code, cli::kValidationFailed) << r.output;
+  EXPECT_NE(r.output.find("FAIL (1 elements)"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ValidateMissingFile) {
+  const CliResult r = run_cli("validate " + temp_path("absent.h5"));
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("no such file"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ValidateUnknownVariant) {
+  const CliResult r = run_cli(std::string("validate ") + KATTN_DATA_DIR + "/references.h5 --variant fastest");
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("fastest"), std::string::npos) << r.output;
+}
+
+TEST(Cli, RunWritesTheOutput) {
+  const HostProblem problem = test::small_mixed_problem(DType::fp16);
+  const std::string input = write_single_case("run_ok", problem, false);
+  const std::string output = temp_path("run_ok_out.h5");
+  std::filesystem::remove(output);
+  const CliResult r = run_cli("run --input " + input + " --output " + output);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(output));
+  const h5::Dataset<float> out = h5::File::open(output).read<float>("out");
+  EXPECT_EQ(out.dims, (h5::Dims{std::uint64_t(problem.geometry.num_tokens), std::uint64_t(problem.geometry.num_q_heads),
+                               std::uint64_t(problem.geometry.head_size)}));
+  EXPECT_TRUE(compare_to_reference(out.values, oracle_attention(problem), DType::fp16).passed());
+}
+
+TEST(Cli, RunMalformedInputLeavesNoOutput) {
+  const std::string input = temp_path("garbage.h5");
+  std::ofstream(input) << "garbage";
+  const std::string output = temp_path("garbage_out.h5");
+  std::filesystem::remove(output);
+  const CliResult r = run_cli("run --input " + input + " --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("not an HDF5 file"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+TEST(Cli, RunUnsupportedFeatureLeavesNoOutput) {
+  HostProblem problem = test::small_mixed_problem();
+  problem.params.softcap = 50.0f;
+  const std::string input = write_single_case("softcap", problem, false);
+  const std::string output = temp_path("softcap_out.h5");
+  std::filesystem::remove(output);
+  const CliResult r = run_cli("run --input " + input + " --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kNotSupported) << r.output;
+  EXPECT_NE(r.output.find("not supported yet: softcap"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+TEST(Cli, RunNeedsCaseWhenSeveral) {
+  const CliResult r = run_cli(std::string("run --input ") + KATTN_DATA_DIR + "/references.h5 --output " +
+                              temp_path("several.h5"));
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("--case"), std::string::npos) << r.output;
+}
+
+TEST(Cli, RefgenWritesAValidatableFile) {
+  const std::string scenario = temp_path("scenario.json");
+  std::ofstream(scenario) << R"({"cases": [{"name": "s", "model": "tiny", "dtypes": ["fp32", "bf16"],
+                                             "batch_size": 3, "min_seq_len": 4, "max_seq_len": 30,
+                                             "decode_share": 0.5, "chunked_prefill": true, "block_size": 5}]})";
+  const std::string output = temp_path("refgen.h5");
+  ASSERT_EQ(run_cli("refgen --scenario " + scenario + " --output " + output).exit_code, cli::kSuccess);
+  const CliResult r = run_cli("validate " + output);
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("2 passed, 0 failed"), std::string::npos) << r.output;
+}
+
+TEST(Cli, RefgenBadScenarioLeavesNoOutput) {
+  const std::string scenario = temp_path("bad_scenario.json");
+  std::ofstream(scenario) << "{ not json";
+  const std::string output = temp_path("refgen_bad.h5");
+  std::filesystem::remove(output);
+  const CliResult r = run_cli("refgen --scenario " + scenario + " --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("not valid JSON"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+}  // namespace
+}  // namespace kattn

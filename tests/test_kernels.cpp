@@ -1,0 +1,111 @@
+// Every kernel variant against the oracle over a grid of dtypes, block sizes, GQA ratios, head
+// sizes and batch shapes. Tolerances per dtype: kattn/oracle/compare.hpp, docs/testing.md.
+#include "kattn/kernels/run_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
+#include "kattn/workload/generator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <tuple>
+
+namespace kattn {
+namespace {
+
+void expect_matches_oracle(const HostProblem& problem, Variant variant) {
+  AttentionOptions options;
+  options.variant = variant;
+  const ProblemRun run = run_problem(problem, options);
+  EXPECT_EQ(run.plan.variant, variant);
+  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem.dtype);
+  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
+                          << c.max_rel_error;
+}
+
+// A mixed batch: decode with context, chunked prefill with context, prefill without context
+// (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
+std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
+
+using GridParam = std::tuple<Variant, DType, int /*block size*/, int /*queries per kv*/, int /*head size*/>;
+
+class KernelGrid : public ::testing::TestWithParam<GridParam> {};
+
+TEST_P(KernelGrid, MixedBatchMatchesOracle) {
+  const auto [variant, dtype, block_size, queries_per_kv, head_size] = GetParam();
+  BatchSpec spec;
+  spec.model = {"grid", 2 * queries_per_kv, 2, head_size};
+  spec.dtype = dtype;
+  spec.block_size = block_size;
+  spec.sequences = mixed_sequences();
+  spec.seed = std::uint64_t(block_size * 1000 + queries_per_kv * 10 + head_size);
+  expect_matches_oracle(generate_batch(spec), variant);
+}
+
+// Block size 23 divides none of the lengths.
+INSTANTIATE_TEST_SUITE_P(AllVariants, KernelGrid,
+                         ::testing::Combine(::testing::ValuesIn(all_variants()),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16),
+                                            ::testing::Values(1, 16, 32, 23), ::testing::Values(1, 4, 8),
+                                            ::testing::Values(64, 128)),
+                         [](const ::testing::TestParamInfo<GridParam>& info) {
+                           std::ostringstream name;
+                           name << to_string(std::get<0>(info.param)) << "_" << to_string(std::get<1>(info.param))
+                                << "_block" << std::get<2>(info.param) << "_gqa" << std::get<3>(info.param) << "_head"
+                                << std::get<4>(info.param);
+                           return name.str();
+                         });
+
+class KernelEdgeCases : public ::testing::TestWithParam<Variant> {
+ protected:
+  static BatchSpec llama_spec(DType dtype, std::vector<SequenceShape> sequences) {
+    BatchSpec spec;
+    spec.model = model_by_name("llama-3-8b");
+    spec.dtype = dtype;
+    spec.block_size = 16;
+    spec.sequences = std::move(sequences);
+    return spec;
+  }
+};
+
+TEST_P(KernelEdgeCases, LongContextOf16k) {
+  expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})), GetParam());
+}
+
+TEST_P(KernelEdgeCases, SingleTokenPrefill) {
+  expect_matches_oracle(generate_batch(llama_spec(DType::bf16, {{1, 1}})), GetParam());
+}
+
+TEST_P(KernelEdgeCases, ConsecutiveBlocksAndNonCausal) {
+  BatchSpec spec = llama_spec(DType::fp32, {{40, 40}, {9, 3}});
+  spec.permute_blocks = false;
+  spec.causal = false;
+  expect_matches_oracle(generate_batch(spec), GetParam());
+}
+
+TEST_P(KernelEdgeCases, MultiQueryAttention) {
+  BatchSpec spec = llama_spec(DType::fp16, {{70, 1}, {33, 33}});
+  spec.model = model_by_name("mqa-small");
+  expect_matches_oracle(generate_batch(spec), GetParam());
+}
+
+TEST_P(KernelEdgeCases, NonPowerOfTwoBlockSize544) {
+  BatchSpec spec = llama_spec(DType::bf16, {{1100, 1}, {700, 20}});
+  spec.model = model_by_name("tiny");
+  spec.block_size = 544;
+  expect_matches_oracle(generate_batch(spec), GetParam());
+}
+
+TEST_P(KernelEdgeCases, BatchOfOnlyEmptyQueries) {
+  BatchSpec spec = llama_spec(DType::fp32, {{5, 0}, {8, 0}});
+  spec.model = model_by_name("tiny");
+  AttentionOptions options;
+  options.variant = GetParam();
+  EXPECT_TRUE(run_problem(generate_batch(spec), options).out.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, KernelEdgeCases, ::testing::ValuesIn(all_variants()),
+                         [](const ::testing::TestParamInfo<Variant>& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace kattn

@@ -1,0 +1,86 @@
+// The oracle against cases small enough to compute by hand.
+#include "kattn/core/error.hpp"
+#include "kattn/oracle/oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace kattn {
+namespace {
+
+// One sequence of two tokens, one head of size 1, scale 1. Keys k0 = 0, k1 = ln 3 against q = 1
+// give weights 1/4 and 3/4; values 2 and 6.
+HostProblem two_token_problem() {
+  HostProblem p;
+  p.dtype = DType::fp32;
+  p.geometry = {2, 1, 1, 1, 2, 1, 1, 2};  // tokens, q heads, kv heads, head, blocks, block size, seqs, table width
+  p.params.softmax_scale = 1.0;
+  p.q = {1.0f, 1.0f};
+  p.k_cache = {0.0f, float(std::log(3.0))};
+  p.v_cache = {2.0f, 6.0f};
+  p.block_table = {0, 1};
+  p.cu_seqlens_q = {0, 2};
+  p.seq_lens = {2};
+  return p;
+}
+
+TEST(Oracle, CausalPrefill) {
+  const std::vector<double> out = oracle_attention(two_token_problem());
+  EXPECT_DOUBLE_EQ(out[0], 2.0);  // the first token sees only itself
+  EXPECT_NEAR(out[1], 0.25 * 2.0 + 0.75 * 6.0, 1e-6);
+}
+
+TEST(Oracle, NonCausalSeesTheWholeSequence) {
+  HostProblem p = two_token_problem();
+  p.params.causal = false;
+  const std::vector<double> out = oracle_attention(p);
+  EXPECT_NEAR(out[0], 5.0, 1e-6);
+  EXPECT_NEAR(out[1], 5.0, 1e-6);
+}
+
+TEST(Oracle, FollowsTheBlockTable) {
+  HostProblem p = two_token_problem();
+  std::swap(p.k_cache[0], p.k_cache[1]);  // store the keys and values in swapped blocks ...
+  std::swap(p.v_cache[0], p.v_cache[1]);
+  p.block_table = {1, 0};                 // ... and point the table at them
+  const std::vector<double> out = oracle_attention(p);
+  EXPECT_DOUBLE_EQ(out[0], 2.0);
+  EXPECT_NEAR(out[1], 5.0, 1e-6);
+}
+
+TEST(Oracle, DecodeWithContextUsesAbsolutePositions) {
+  HostProblem p = two_token_problem();
+  p.geometry.num_tokens = 1;  // one decode token at position 1: context 1
+  p.q = {1.0f};
+  p.cu_seqlens_q = {0, 1};
+  const std::vector<double> out = oracle_attention(p);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_NEAR(out[0], 5.0, 1e-6);
+}
+
+TEST(Oracle, GroupedHeadsShareTheirKvHead) {
+  HostProblem p = two_token_problem();
+  p.geometry.num_q_heads = 2;  // both q heads map to kv head 0; head 1 has q = 0: uniform weights
+  p.q = {1.0f, 0.0f, 1.0f, 0.0f};
+  const std::vector<double> out = oracle_attention(p);
+  EXPECT_DOUBLE_EQ(out[0], 2.0);
+  EXPECT_DOUBLE_EQ(out[1], 2.0);
+  EXPECT_NEAR(out[2], 5.0, 1e-6);
+  EXPECT_NEAR(out[3], 4.0, 1e-6);
+}
+
+TEST(Oracle, ScaleMultipliesTheScores) {
+  HostProblem p = two_token_problem();
+  p.params.softmax_scale = 2.0;  // weights 1 : 9
+  EXPECT_NEAR(oracle_attention(p)[1], 0.1 * 2.0 + 0.9 * 6.0, 1e-6);
+}
+
+TEST(Oracle, RejectsUnsupportedFeatures) {
+  HostProblem p = two_token_problem();
+  p.params.sinks = {0.5f};
+  EXPECT_THROW(oracle_attention(p), NotSupported);
+}
+
+}  // namespace
+}  // namespace kattn
