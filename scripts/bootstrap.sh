@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev libhdf5-dev hdf5-tools
           libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
-          python3-h5py python3-numpy python3-matplotlib)
+          python3-h5py python3-numpy)
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
