@@ -13,11 +13,9 @@
 namespace kattn {
 namespace {
 
-void expect_matches_oracle(const HostProblem& problem, Variant variant) {
-  AttentionOptions options;
-  options.variant = variant;
+void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
   const ProblemRun run = run_problem(problem, options);
-  EXPECT_EQ(run.plan.variant, variant);
+  EXPECT_EQ(run.plan.variant, *options.variant);
   const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem.dtype);
   EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
                           << c.max_rel_error;
@@ -27,32 +25,42 @@ void expect_matches_oracle(const HostProblem& problem, Variant variant) {
 // (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
 std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
 
-using GridParam = std::tuple<Variant, DType, int /*block size*/, int /*queries per kv*/, int /*head size*/>;
+AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3) {
+  AttentionOptions options;
+  options.variant = variant;
+  if (tile_size > 0) options.tile_size = tile_size;
+  options.num_segments = num_segments;  // ignored by the unsegmented variants
+  return options;
+}
+
+using GridParam = std::tuple<Variant, DType, int /*block size*/, int /*tile size*/, int /*queries per kv*/,
+                             int /*head size*/>;
 
 class KernelGrid : public ::testing::TestWithParam<GridParam> {};
 
 TEST_P(KernelGrid, MixedBatchMatchesOracle) {
-  const auto [variant, dtype, block_size, queries_per_kv, head_size] = GetParam();
+  const auto [variant, dtype, block_size, tile_size, queries_per_kv, head_size] = GetParam();
   BatchSpec spec;
   spec.model = {"grid", 2 * queries_per_kv, 2, head_size};
   spec.dtype = dtype;
   spec.block_size = block_size;
   spec.sequences = mixed_sequences();
   spec.seed = std::uint64_t(block_size * 1000 + queries_per_kv * 10 + head_size);
-  expect_matches_oracle(generate_batch(spec), variant);
+  expect_matches_oracle(generate_batch(spec), forced(variant, tile_size));
 }
 
-// Block size 23 divides none of the lengths.
+// Block size 23 divides none of the lengths; tile sizes 7 and 32 are decoupled from the block
+// size (the baseline always uses tiles of one block).
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelGrid,
                          ::testing::Combine(::testing::ValuesIn(all_variants()),
                                             ::testing::Values(DType::fp32, DType::fp16, DType::bf16),
-                                            ::testing::Values(1, 16, 32, 23), ::testing::Values(1, 4, 8),
-                                            ::testing::Values(64, 128)),
+                                            ::testing::Values(1, 16, 32, 23), ::testing::Values(7, 32),
+                                            ::testing::Values(1, 4, 8), ::testing::Values(64, 128)),
                          [](const ::testing::TestParamInfo<GridParam>& info) {
                            std::ostringstream name;
                            name << to_string(std::get<0>(info.param)) << "_" << to_string(std::get<1>(info.param))
-                                << "_block" << std::get<2>(info.param) << "_gqa" << std::get<3>(info.param) << "_head"
-                                << std::get<4>(info.param);
+                                << "_block" << std::get<2>(info.param) << "_tile" << std::get<3>(info.param) << "_gqa"
+                                << std::get<4>(info.param) << "_head" << std::get<5>(info.param);
                            return name.str();
                          });
 
@@ -69,39 +77,62 @@ class KernelEdgeCases : public ::testing::TestWithParam<Variant> {
 };
 
 TEST_P(KernelEdgeCases, LongContextOf16k) {
-  expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})), GetParam());
+  expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})), forced(GetParam(), 64, 16));
 }
 
 TEST_P(KernelEdgeCases, SingleTokenPrefill) {
-  expect_matches_oracle(generate_batch(llama_spec(DType::bf16, {{1, 1}})), GetParam());
+  expect_matches_oracle(generate_batch(llama_spec(DType::bf16, {{1, 1}})), forced(GetParam()));
 }
 
 TEST_P(KernelEdgeCases, ConsecutiveBlocksAndNonCausal) {
   BatchSpec spec = llama_spec(DType::fp32, {{40, 40}, {9, 3}});
   spec.permute_blocks = false;
   spec.causal = false;
-  expect_matches_oracle(generate_batch(spec), GetParam());
+  expect_matches_oracle(generate_batch(spec), forced(GetParam()));
 }
 
 TEST_P(KernelEdgeCases, MultiQueryAttention) {
   BatchSpec spec = llama_spec(DType::fp16, {{70, 1}, {33, 33}});
   spec.model = model_by_name("mqa-small");
-  expect_matches_oracle(generate_batch(spec), GetParam());
+  expect_matches_oracle(generate_batch(spec), forced(GetParam()));
 }
 
 TEST_P(KernelEdgeCases, NonPowerOfTwoBlockSize544) {
   BatchSpec spec = llama_spec(DType::bf16, {{1100, 1}, {700, 20}});
   spec.model = model_by_name("tiny");
   spec.block_size = 544;
-  expect_matches_oracle(generate_batch(spec), GetParam());
+  expect_matches_oracle(generate_batch(spec), forced(GetParam()));
 }
 
 TEST_P(KernelEdgeCases, BatchOfOnlyEmptyQueries) {
   BatchSpec spec = llama_spec(DType::fp32, {{5, 0}, {8, 0}});
   spec.model = model_by_name("tiny");
-  AttentionOptions options;
-  options.variant = GetParam();
-  EXPECT_TRUE(run_problem(generate_batch(spec), options).out.empty());
+  EXPECT_TRUE(run_problem(generate_batch(spec), forced(GetParam())).out.empty());
+}
+
+// More segments than tiles: most segments see no key at all and must not produce NaN; rows whose
+// keys all fall into other segments come out of the merge exactly.
+TEST_P(KernelEdgeCases, EmptyAndFullyMaskedSegments) {
+  BatchSpec spec = llama_spec(DType::fp32, {{3, 1}, {40, 40}, {17, 2}});
+  spec.model = model_by_name("tiny");
+  expect_matches_oracle(generate_batch(spec), forced(GetParam(), 4, 64));
+}
+
+// A static grid of one team must still walk every work item.
+TEST_P(KernelEdgeCases, StaticGridOfOneTeam) {
+  BatchSpec spec = llama_spec(DType::bf16, {{30, 1}, {25, 9}, {12, 12}});
+  spec.model = model_by_name("mqa-small");
+  AttentionOptions options = forced(GetParam(), 16, 2);
+  options.grid_teams = 1;
+  expect_matches_oracle(generate_batch(spec), options);
+}
+
+// Q blocks wider than one token per KV head: BLOCK_M 64 rows with 8 heads per KV head.
+TEST_P(KernelEdgeCases, WideQBlocks) {
+  BatchSpec spec = llama_spec(DType::fp16, {{100, 37}, {64, 64}, {9, 1}});
+  AttentionOptions options = forced(GetParam(), 16, 2);
+  options.block_m = 64;
+  expect_matches_oracle(generate_batch(spec), options);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelEdgeCases, ::testing::ValuesIn(all_variants()),

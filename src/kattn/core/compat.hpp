@@ -18,3 +18,10 @@ KOKKOS_INLINE_FUNCTION float fmax(float a, float b) { return KATTN_KOKKOS_MATH::
 KOKKOS_INLINE_FUNCTION float infinity() { return Kokkos::Experimental::infinity<float>::value; }
 
 }  // namespace kattn::compat
+
+// Kokkos 3.4 calls custom reduction joins on volatile values; 4.x on plain ones.
+#if KOKKOS_VERSION >= 40000
+#define KATTN_JOIN_VOLATILE
+#else
+#define KATTN_JOIN_VOLATILE volatile
+#endif

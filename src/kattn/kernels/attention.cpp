@@ -2,6 +2,7 @@
 
 #include "kattn/kernels/baseline_kernel.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/kernels/qblock_kernel.hpp"
 #include "kattn/problem/validate.hpp"
 
 #include <string>
@@ -36,6 +37,42 @@ void validate_inputs(const AttentionInputs<Storage>& in, const AttentionOutput<S
   check_cache(in.v_cache, "v_cache");
 }
 
+template <class Storage, bool Segmented>
+void launch_qblock(const KernelArgs<Storage, MemorySpace>& args, const Geometry& g, const LaunchPlan& plan) {
+  const int q_per_kv = g.queries_per_kv();
+  const int block_q = plan.block_q(q_per_kv);
+  const bool static_grid = is_static_grid(plan.variant);
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu_q_blocks("kattn::cu_q_blocks", g.num_seqs + 1);
+  const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, cu_q_blocks);
+  const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
+  if (items == 0) return;
+
+  SegmentPartials partials;
+  if (Segmented) {
+    partials.out = decltype(partials.out)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_out"),
+                                          plan.num_segments, g.num_tokens, g.num_q_heads, g.head_size);
+    partials.max = decltype(partials.max)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_max"),
+                                          plan.num_segments, g.num_tokens, g.num_q_heads);
+    partials.sum = decltype(partials.sum)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_sum"),
+                                          plan.num_segments, g.num_tokens, g.num_q_heads);
+  }
+  using Kernel = QBlockKernel<ExecutionSpace, Storage, Segmented>;
+  const Kernel kernel{args, cu_q_blocks, partials, block_q, plan.block_m, plan.tile_size, plan.num_segments, static_grid};
+  typename Kernel::Policy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+  policy.set_scratch_size(
+      0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Storage))));
+  Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
+
+  if (Segmented) {
+    using Reduce = SegmentReduceKernel<ExecutionSpace, Storage>;
+    const Reduce reduce{args, partials, plan.num_segments, static_grid};
+    const int rows = g.num_tokens * g.num_q_heads;
+    Kokkos::parallel_for("kattn::segment_reduce",
+                         typename Reduce::Policy(static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length),
+                         reduce);
+  }
+}
+
 }  // namespace
 
 template <class Storage>
@@ -45,19 +82,22 @@ LaunchPlan attention(const AttentionInputs<Storage>& in, const AttentionParams& 
   validate_inputs(in, out, g);
   validate_params(g, params);
 
-  // The index tensors are small; their host copies serve validation and the batch metadata.
+  // The index tensors are small; their host copies serve validation.
   const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
   const auto cu_seqlens_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.cu_seqlens_q);
   const auto seq_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.seq_lens);
-  const BatchIndexHost index{block_table.data(), cu_seqlens_q.data(), seq_lens.data()};
-  validate_batch_index(g, index);
+  validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data()});
   if (const std::string missing = params.unsupported_features(); !missing.empty()) throw NotSupported(missing);
 
-  const BatchMetadata batch = compute_batch_metadata(g, index);
-  const LaunchPlan plan = plan_launch(batch, g, options);
+  const BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
+  const LaunchPlan plan = plan_launch(batch, g, sizeof(Storage), options);
   const auto args = make_kernel_args(in, params, out);
   switch (plan.variant) {
     case Variant::baseline: BaselineKernel<ExecutionSpace, Storage>::launch(args, g.num_tokens, plan); break;
+    case Variant::qblock:
+    case Variant::qblock_static: launch_qblock<Storage, false>(args, g, plan); break;
+    case Variant::segmented:
+    case Variant::segmented_static: launch_qblock<Storage, true>(args, g, plan); break;
   }
   return plan;
 }

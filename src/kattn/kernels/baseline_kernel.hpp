@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kattn/kernels/kernel_args.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/online_softmax.hpp"
 #include "kattn/tiles/team_tile_ops.hpp"
 #include "kattn/tuning/launch_plan.hpp"
@@ -13,14 +14,9 @@ template <class Space, class Storage>
 struct BaselineKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<float*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   KernelArgs<Storage, typename Space::memory_space> args;
   int tile_size;
-
-  static std::size_t scratch_bytes(int head_size, int tile_size) {
-    return 2 * Scratch::shmem_size(head_size) + Scratch::shmem_size(tile_size);  // q, acc, scores
-  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int token = team.league_rank() / args.num_q_heads;
@@ -34,9 +30,9 @@ struct BaselineKernel {
     const int num_keys = args.causal ? position + 1 : seq_len;
     const int head_size = args.head_size;
 
-    Scratch q(team.team_scratch(0), head_size);
-    Scratch acc(team.team_scratch(0), head_size);
-    Scratch scores(team.team_scratch(0), tile_size);
+    FloatScratch q(team.team_scratch(0), head_size);
+    FloatScratch acc(team.team_scratch(0), head_size);
+    FloatScratch scores(team.team_scratch(0), tile_size);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size), [&](int d) {
       q(d) = to_float(args.q(token, head, d));
       acc(d) = 0.0f;
@@ -66,7 +62,7 @@ struct BaselineKernel {
     if (num_tokens == 0) return;
     BaselineKernel kernel{args, plan.tile_size};
     Policy policy(num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes(args.head_size, plan.tile_size)));
+    policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, args.head_size)));
     Kokkos::parallel_for("kattn::baseline", policy, kernel);
   }
 };

@@ -1,10 +1,14 @@
-// Batch features computed once per call (paper 6.1): they drive the launch plan.
+// Per-batch metadata (paper 6.1), built once per call on the device: the features that drive the
+// launch plan, and the cumulative Q-block counts the Q-block kernels binary-search.
 #pragma once
 
-#include "kattn/problem/geometry.hpp"
-#include "kattn/problem/validate.hpp"
+#include "kattn/core/execution_space.hpp"
+
+#include <cstdint>
 
 namespace kattn {
+
+using IndexVector = Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, MemorySpace>;
 
 struct BatchMetadata {
   int num_seqs = 0;
@@ -18,6 +22,12 @@ struct BatchMetadata {
   double decode_share() const { return num_seqs > 0 ? double(num_decodes) / num_seqs : 0.0; }
 };
 
-BatchMetadata compute_batch_metadata(const Geometry& g, const BatchIndexHost& index);
+// One device reduction over the sequences and one small copy back.
+BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens);
+
+// cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s;
+// cu_q_blocks has num_seqs + 1 entries. Returns the total.
+int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q,
+                          const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
 
 }  // namespace kattn

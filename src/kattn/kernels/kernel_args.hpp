@@ -8,6 +8,18 @@
 
 namespace kattn {
 
+// The largest s in [0, count) with offsets(s) <= value, by binary search: the sequence that owns
+// a token (offsets = cu_seqlens_q) or a Q block (offsets = cumulative Q-block counts).
+template <class Offsets>
+KOKKOS_INLINE_FUNCTION int find_owner(const Offsets& offsets, int count, int value) {
+  int low = 0, high = count - 1;
+  while (low < high) {
+    const int mid = (low + high + 1) / 2;
+    if (offsets(mid) <= value) low = mid; else high = mid - 1;
+  }
+  return low;
+}
+
 template <class Storage, class MemorySpace>
 struct KernelArgs {
   template <class T>
@@ -28,16 +40,8 @@ struct KernelArgs {
   float softmax_scale = 0.0f;
   bool causal = true;
 
-  // Sequence of a query token: the last s with cu_seqlens_q[s] <= token (binary search, so
-  // sequences with no query tokens are skipped correctly).
-  KOKKOS_INLINE_FUNCTION int find_seq(int token) const {
-    int low = 0, high = num_seqs - 1;
-    while (low < high) {
-      const int mid = (low + high + 1) / 2;
-      if (cu_seqlens_q(mid) <= token) low = mid; else high = mid - 1;
-    }
-    return low;
-  }
+  // Sequence of a query token (sequences with no query tokens are skipped correctly).
+  KOKKOS_INLINE_FUNCTION int find_seq(int token) const { return find_owner(cu_seqlens_q, num_seqs, token); }
 };
 
 template <class Storage, class MemorySpace>

@@ -1,44 +1,112 @@
 #include "kattn/tuning/launch_plan.hpp"
 
-#include "kattn/core/execution_space.hpp"
+#include "kattn/core/error.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/tuning/tuning_table.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
 namespace kattn {
 
 std::string_view to_string(Variant variant) {
   switch (variant) {
     case Variant::baseline: return "baseline";
+    case Variant::qblock: return "qblock";
+    case Variant::segmented: return "segmented";
+    case Variant::qblock_static: return "qblock_static";
+    case Variant::segmented_static: return "segmented_static";
   }
   return "unknown";
+}
+
+std::vector<Variant> all_variants() {
+  return {Variant::baseline, Variant::qblock, Variant::segmented, Variant::qblock_static, Variant::segmented_static};
 }
 
 Variant parse_variant(std::string_view name) {
   for (Variant v : all_variants())
     if (to_string(v) == name) return v;
-  throw std::invalid_argument("unknown variant '" + std::string(name) + "' (expected baseline)");
+  throw std::invalid_argument("unknown variant '" + std::string(name) +
+                              "' (expected baseline, qblock, segmented, qblock_static or segmented_static)");
 }
 
-std::vector<Variant> all_variants() { return {Variant::baseline}; }
+bool is_segmented(Variant v) { return v == Variant::segmented || v == Variant::segmented_static; }
+bool is_static_grid(Variant v) { return v == Variant::qblock_static || v == Variant::segmented_static; }
+
+std::string_view build_arch() {
+#if defined(KOKKOS_ARCH_HOPPER90)
+  return "h100";
+#elif defined(KOKKOS_ARCH_AMPERE80)
+  return "a100";
+#elif defined(KOKKOS_ARCH_AMD_GFX942) || defined(KOKKOS_ARCH_AMD_GFX940)
+  return "mi300";
+#elif defined(KOKKOS_ARCH_AMD_GFX90A)
+  return "mi250";
+#else
+  return "cpu";
+#endif
+}
 
 namespace {
 
-constexpr bool host_backend() {
-  return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible;
+constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
+
+// Used only where no table ships for the build's architecture.
+LaunchPlan untuned_defaults() {
+  LaunchPlan plan;
+  plan.variant = Variant::qblock;
+  plan.tile_size = 16;
+  plan.block_m = 16;
+  plan.team_size = host_backend() ? 1 : 4;
+  plan.vector_length = host_backend() ? 1 : 32;
+  plan.source = "defaults";
+  return plan;
 }
 
 }  // namespace
 
-LaunchPlan plan_launch(const BatchMetadata& /*batch*/, const Geometry& g, const AttentionOptions& options) {
-  LaunchPlan plan;
-  plan.variant = options.variant.value_or(Variant::baseline);
-  plan.tile_size = g.block_size;  // the baseline's tile is one KV-cache block
-  // Host: one thread per team, the league spreads over the cores. GPU: 4 warps of 32 lanes, the
-  // lanes across the head dimension so that loads of a key row coalesce.
-  plan.team_size = options.team_size.value_or(host_backend() ? 1 : 4);
-  plan.vector_length = options.vector_length.value_or(host_backend() ? 1 : 32);
+LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
+                       const AttentionOptions& options) {
+  const TuningTable* table = options.tuning_table ? options.tuning_table : TuningTable::builtin(build_arch());
+  LaunchPlan plan = table ? table->evaluate(batch, g) : untuned_defaults();
+  if (options.variant) plan.variant = *options.variant;
+  if (options.tile_size) plan.tile_size = *options.tile_size;
+  if (options.block_m) plan.block_m = *options.block_m;
+  if (options.num_segments) plan.num_segments = *options.num_segments;
+  if (options.team_size) plan.team_size = *options.team_size;
+  if (options.vector_length) plan.vector_length = *options.vector_length;
+  if (options.grid_teams) plan.grid_teams = *options.grid_teams;
+
+  // Fit the plan to the kernels, the batch and the backend.
+  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  plan.vector_length = std::clamp(plan.vector_length, 1, Policy::vector_length_max());
+  plan.team_size = std::max(plan.team_size, 1);
+  if (!is_segmented(plan.variant)) plan.num_segments = 1;
+  plan.num_segments = std::max(plan.num_segments, 1);
+  const int q_per_kv = g.queries_per_kv();
+  plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
+  const std::size_t scratch_limit = std::size_t(Policy::scratch_size_max(0));
+  if (plan.variant == Variant::baseline) {
+    plan.tile_size = g.block_size;  // the paper's baseline: one KV-cache block per tile
+    if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
+      throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
+                         ": its tile does not fit in team scratch; use a Q-block variant");
+  } else {
+    plan.tile_size = std::max(plan.tile_size, 1);
+    while (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, element_bytes) > scratch_limit &&
+           plan.tile_size > 1)
+      plan.tile_size /= 2;
+    while (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, element_bytes) > scratch_limit &&
+           plan.block_m > q_per_kv)
+      plan.block_m = std::max(q_per_kv, (plan.block_m / 2) / q_per_kv * q_per_kv);
+    if (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, element_bytes) > scratch_limit)
+      throw NotSupported("head size " + std::to_string(g.head_size) + " with " + std::to_string(q_per_kv) +
+                         " query heads per KV head does not fit in team scratch");
+  }
+  if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
+    plan.grid_teams = std::max(1, ExecutionSpace().concurrency() / (plan.team_size * plan.vector_length));
   return plan;
 }
 

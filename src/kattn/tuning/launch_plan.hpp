@@ -1,9 +1,12 @@
-// How one attention call is launched. Every launch decision is made in plan_launch, in one place.
+// How one attention call is launched. Every launch decision is made in plan_launch, in one
+// place: the tuning table of the architecture proposes, the caller may override, and the
+// planner fits the result to the hardware (scratch size) and the batch.
 #pragma once
 
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/problem/geometry.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -12,8 +15,14 @@
 
 namespace kattn {
 
+class TuningTable;
+
 enum class Variant {
-  baseline,  // paper 4.3: one team per (query token, query head), tiles of block_size keys
+  baseline,          // paper 4.3: a team per (query token, query head), tiles of block_size keys
+  qblock,            // paper 4.4 + 4.6: a team per (Q block, KV head), tiles of any size
+  segmented,         // paper 4.5: Q-block teams per segment of tiles + a reduction kernel
+  qblock_static,     // paper 4.7: qblock on a fixed grid of teams looping over the work
+  segmented_static,  // paper 4.7: segmented on a fixed grid of teams
 };
 
 std::string_view to_string(Variant variant);
@@ -21,21 +30,39 @@ Variant parse_variant(std::string_view name);  // throws std::invalid_argument n
 std::vector<Variant> all_variants();
 inline void PrintTo(Variant variant, std::ostream* os) { *os << to_string(variant); }  // for GoogleTest
 
+bool is_segmented(Variant variant);
+bool is_static_grid(Variant variant);
+
 struct LaunchPlan {
-  Variant variant = Variant::baseline;
-  int tile_size = 0;      // keys per tile
-  int team_size = 1;      // Kokkos team size (threads)
-  int vector_length = 1;  // Kokkos vector length (lanes per thread)
+  Variant variant = Variant::qblock;
+  int tile_size = 32;      // keys per tile (baseline: always block_size)
+  int block_m = 16;        // Q-block rows requested; rounded to a multiple of queries_per_kv
+  int num_segments = 1;    // segmented variants only
+  int team_size = 1;       // Kokkos team size (threads)
+  int vector_length = 1;   // Kokkos vector length (lanes per thread)
+  int grid_teams = 0;      // static-grid variants: number of teams (0 = from the device's concurrency)
+  std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
+
+  int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
 };
 
-// Caller overrides of the plan; unset fields come from the planner.
+// Caller overrides of the plan; unset fields come from the tuning table.
 struct AttentionOptions {
   std::optional<Variant> variant;
+  std::optional<int> tile_size;
+  std::optional<int> block_m;
+  std::optional<int> num_segments;
   std::optional<int> team_size;
   std::optional<int> vector_length;
+  std::optional<int> grid_teams;
+  const TuningTable* tuning_table = nullptr;  // default: the built-in table of this build's arch
 };
 
-// Chooses the plan for a batch on the default execution space.
-LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, const AttentionOptions& options);
+// Architecture this build targets ("cpu", "h100", "a100", "mi300", "mi250"), from Kokkos' arch.
+std::string_view build_arch();
+
+// element_bytes: size of the storage type (the K/V tiles in scratch are stored in it).
+LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
+                       const AttentionOptions& options);
 
 }  // namespace kattn

@@ -1,0 +1,188 @@
+// Paper 4.4–4.7 (Listings 4 and 5): one team per work item (Q block, KV head[, segment]).
+//  - Q block (4.4): BLOCK_Q tokens × the query heads of one KV head, flattened to block_m rows;
+//    each K/V tile is staged once in scratch for all rows. The sequence of a Q block is found by
+//    binary search over the cumulative Q-block counts.
+//  - tile size decoupled from the KV-cache block size (4.6): a tile may span blocks.
+//  - Segmented (4.5): the tiles of a Q block are split over num_segments teams that write
+//    partial output, max and sum; SegmentReduceKernel merges them.
+//  - static grid (4.7): a fixed number of teams loops over the work items, whose count it reads
+//    from device metadata, so one launch shape serves any batch.
+#pragma once
+
+#include "kattn/kernels/kernel_args.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/tiles/qblock_tile_ops.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+
+namespace kattn {
+
+// Partial results of the segments: out unnormalised (relative to its segment max), max, sum.
+struct SegmentPartials {
+  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [segments, tokens, q_heads, head]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> max;   // [segments, tokens, q_heads]
+  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> sum;   // [segments, tokens, q_heads]
+};
+
+template <class Space, class Storage, bool Segmented>
+struct QBlockKernel {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using TileScratch = Kokkos::View<Storage*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+  KernelArgs<Storage, typename Space::memory_space> args;
+  Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
+  SegmentPartials partials;  // Segmented only
+  int block_q;
+  int block_m;  // block_q * queries_per_kv rows
+  int tile_size;
+  int num_segments;
+  bool static_grid;
+
+  KOKKOS_INLINE_FUNCTION int num_items() const {
+    return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
+  }
+
+  // Team scratch, carved once per team (scratch allocation is a bump pointer): the order and
+  // sizes follow qblock_scratch_bytes.
+  struct Scratch {
+    FloatScratch q, acc, scores, row_max, row_sum, row_alpha;
+    TileScratch k_tile, v_tile;
+
+    KOKKOS_INLINE_FUNCTION Scratch(const Member& team, int block_m, int tile_size, int head_size)
+        : q(team.team_scratch(0), block_m * head_size),
+          acc(team.team_scratch(0), block_m * head_size),
+          scores(team.team_scratch(0), block_m * tile_size),
+          row_max(team.team_scratch(0), block_m),
+          row_sum(team.team_scratch(0), block_m),
+          row_alpha(team.team_scratch(0), block_m),
+          k_tile(team.team_scratch(0), tile_size * head_size),
+          v_tile(team.team_scratch(0), tile_size * head_size) {}
+  };
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const Scratch scratch(team, block_m, tile_size, args.head_size);
+    if (!static_grid) return process(team, scratch, team.league_rank());
+    const int items = num_items();
+    for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, scratch, item);
+  }
+
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, const Scratch& scratch, int item) const {
+    const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
+    const int segment = Segmented ? item % num_segments : 0;
+    const int rest = Segmented ? item / num_segments : item;
+    const int q_block = rest / num_kv_heads;
+
+    const int seq = find_owner(cu_q_blocks, args.num_seqs, q_block);
+    const int query_start = args.cu_seqlens_q(seq);
+    const int query_len = args.cu_seqlens_q(seq + 1) - query_start;
+    const int seq_len = args.seq_lens(seq);
+    const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
+    QBlockRows rows;
+    rows.first_token = query_start + first_local;
+    rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
+    rows.first_position = seq_len - query_len + first_local;
+    rows.queries_per_kv = args.queries_per_kv;
+    rows.kv_head = rest - q_block * num_kv_heads;
+
+    const int head_size = args.head_size;
+    const int num_keys = args.causal ? rows.first_position + rows.valid_tokens : seq_len;
+    const int num_tiles = (num_keys + tile_size - 1) / tile_size;
+    const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
+    const int tile_begin = Segmented ? segment * tiles_per_segment : 0;
+    const int tile_end = Segmented ? (tile_begin + tiles_per_segment < num_tiles ? tile_begin + tiles_per_segment
+                                                                                   : num_tiles)
+                                   : num_tiles;
+
+    const FloatScratch& q = scratch.q;
+    const FloatScratch& acc = scratch.acc;
+    const FloatScratch& scores = scratch.scores;
+    const FloatScratch& row_max = scratch.row_max;
+    const FloatScratch& row_sum = scratch.row_sum;
+    const FloatScratch& row_alpha = scratch.row_alpha;
+    const TileScratch& k_tile = scratch.k_tile;
+    const TileScratch& v_tile = scratch.v_tile;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) {
+      const int r = i / head_size;
+      q(i) = rows.valid(r) ? to_float(args.q(rows.token(r), rows.head(r), i - r * head_size)) : 0.0f;
+      acc(i) = 0.0f;
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m), [&](int r) {
+      row_max(r) = -compat::infinity();
+      row_sum(r) = 0.0f;
+    });
+    team.team_barrier();
+
+    const std::int32_t* block_row = &args.block_table(seq, 0);
+    for (int tile = tile_begin; tile < tile_end; ++tile) {
+      const int first = tile * tile_size;
+      const int count = num_keys - first < tile_size ? num_keys - first : tile_size;
+      load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);
+      load_kv_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, v_tile);
+      team.team_barrier();
+      qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.softmax_scale, args.causal, scores);
+      team.team_barrier();
+      qblock_softmax_update(team, block_m, count, scores, row_max, row_sum, row_alpha);
+      team.team_barrier();
+      qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, scores, v_tile);
+      team.team_barrier();  // the next tile overwrites K, V and the scores
+    }
+
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) {
+      const int r = i / head_size;
+      if (!rows.valid(r)) return;
+      const int d = i - r * head_size;
+      if (Segmented) {
+        partials.out(segment, rows.token(r), rows.head(r), d) = acc(i);
+        if (d == 0) {
+          partials.max(segment, rows.token(r), rows.head(r)) = row_max(r);
+          partials.sum(segment, rows.token(r), rows.head(r)) = row_sum(r);
+        }
+      } else {
+        const float inverse_sum = row_sum(r) > 0.0f ? 1.0f / row_sum(r) : 0.0f;
+        args.out(rows.token(r), rows.head(r), d) = from_float<Storage>(acc(i) * inverse_sum);
+      }
+    });
+    team.team_barrier();  // a static-grid team reuses the scratch for its next item
+  }
+};
+
+// Merges the segment partials of each (token, query head); segments that saw no key (sum 0)
+// contribute nothing, and a row no segment saw yields zeros.
+template <class Space, class Storage>
+struct SegmentReduceKernel {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+
+  KernelArgs<Storage, typename Space::memory_space> args;
+  SegmentPartials partials;
+  int num_segments;
+  bool static_grid;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if (!static_grid) return process(team, team.league_rank());
+    const int items = args.cu_seqlens_q(args.num_seqs) * args.num_q_heads;
+    for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, item);
+  }
+
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, int item) const {
+    const int token = item / args.num_q_heads;
+    const int head = item - token * args.num_q_heads;
+    float global_max = -compat::infinity();
+    for (int s = 0; s < num_segments; ++s)
+      if (partials.sum(s, token, head) > 0.0f) global_max = compat::fmax(global_max, partials.max(s, token, head));
+    float total = 0.0f;
+    for (int s = 0; s < num_segments; ++s)
+      if (partials.sum(s, token, head) > 0.0f)
+        total += compat::exp(partials.max(s, token, head) - global_max) * partials.sum(s, token, head);
+    const float inverse_total = total > 0.0f ? 1.0f / total : 0.0f;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, args.head_size), [&](int d) {
+      float value = 0.0f;
+      for (int s = 0; s < num_segments; ++s)
+        if (partials.sum(s, token, head) > 0.0f)
+          value += compat::exp(partials.max(s, token, head) - global_max) * partials.out(s, token, head, d);
+      args.out(token, head, d) = from_float<Storage>(value * inverse_total);
+    });
+  }
+};
+
+}  // namespace kattn

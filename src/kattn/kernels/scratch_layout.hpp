@@ -1,0 +1,33 @@
+// Team-scratch budgets of the kernels, shared by the kernels (to request scratch) and the planner
+// (to fit tiles into what the backend offers).
+#pragma once
+
+#include "kattn/core/execution_space.hpp"
+
+#include <cstddef>
+
+namespace kattn {
+
+using FloatScratch = Kokkos::View<float*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+// Bytes of a scratch array of `count` elements of `element_bytes` each, alignment included.
+inline std::size_t scratch_array_bytes(std::size_t count, std::size_t element_bytes) {
+  return FloatScratch::shmem_size((count * element_bytes + sizeof(float) - 1) / sizeof(float));
+}
+
+// Q-block kernels: q and acc [block_m × head] fp32, scores [block_m × tile] fp32, row max / sum /
+// alpha [block_m] fp32, K and V tiles [tile × head] in the storage type.
+inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_size, std::size_t element_bytes) {
+  return 2 * scratch_array_bytes(std::size_t(block_m) * head_size, sizeof(float)) +
+         scratch_array_bytes(std::size_t(block_m) * tile_size, sizeof(float)) +
+         3 * scratch_array_bytes(std::size_t(block_m), sizeof(float)) +
+         2 * scratch_array_bytes(std::size_t(tile_size) * head_size, element_bytes);
+}
+
+// Baseline kernel: q and acc [head] fp32, scores [tile] fp32.
+inline std::size_t baseline_scratch_bytes(int tile_size, int head_size) {
+  return 2 * scratch_array_bytes(std::size_t(head_size), sizeof(float)) +
+         scratch_array_bytes(std::size_t(tile_size), sizeof(float));
+}
+
+}  // namespace kattn
