@@ -113,13 +113,13 @@ TEST(Cli, RunMalformedInputLeavesNoOutput) {
 
 TEST(Cli, RunUnsupportedFeatureLeavesNoOutput) {
   HostProblem problem = test::small_mixed_problem();
-  problem.params.softcap = 50.0f;
-  const std::string input = write_single_case("softcap", problem, false);
-  const std::string output = temp_path("softcap_out.h5");
+  problem.params.fp8 = Fp8Scales{};
+  const std::string input = write_single_case("fp8", problem, false);
+  const std::string output = temp_path("fp8_out.h5");
   std::filesystem::remove(output);
   const CliResult r = run_cli("run --input " + input + " --output " + output);
   EXPECT_EQ(r.exit_code, cli::kNotSupported) << r.output;
-  EXPECT_NE(r.output.find("not supported yet: softcap"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not supported yet: fp8"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(output));
 }
 

@@ -29,7 +29,13 @@ ProblemCase sample_case() {
 TEST(Hdf5, RoundTripIsExact) {
   const std::string path = temp_path("roundtrip");
   ProblemCase written = sample_case();
-  written.problem.params.alibi_slopes.assign(std::size_t(written.problem.geometry.num_q_heads), 0.25f);
+  written.problem.alibi_slopes.assign(std::size_t(written.problem.geometry.num_q_heads), 0.25f);
+  written.problem.sinks.assign(std::size_t(written.problem.geometry.num_q_heads), -0.5f);
+  written.problem.prefix_lens = {3, 4, 0};
+  written.problem.qq_bias_size = 6;
+  written.problem.qq_bias.assign(36, 0.125f);
+  written.problem.params.window_left = 5;
+  written.problem.params.softcap = 20.0f;
   written.problem.params.fp8 = Fp8Scales{0.5f, 2.0f, 4.0f};
   write_problem_file(path, {written});
   const std::vector<ProblemCase> read = read_problem_file(path);
@@ -41,7 +47,13 @@ TEST(Hdf5, RoundTripIsExact) {
   EXPECT_EQ(c.problem.dtype, DType::bf16);
   EXPECT_EQ(c.problem.params.causal, false);
   EXPECT_EQ(c.problem.params.softmax_scale, written.problem.params.softmax_scale);
-  EXPECT_EQ(c.problem.params.alibi_slopes, written.problem.params.alibi_slopes);
+  EXPECT_EQ(c.problem.alibi_slopes, written.problem.alibi_slopes);
+  EXPECT_EQ(c.problem.sinks, written.problem.sinks);
+  EXPECT_EQ(c.problem.prefix_lens, written.problem.prefix_lens);
+  EXPECT_EQ(c.problem.qq_bias, written.problem.qq_bias);
+  EXPECT_EQ(c.problem.qq_bias_size, 6);
+  EXPECT_EQ(c.problem.params.window_left, 5);
+  EXPECT_EQ(c.problem.params.softcap, 20.0f);
   ASSERT_TRUE(c.problem.params.fp8.has_value());
   EXPECT_EQ(c.problem.params.fp8->v_scale, 2.0f);
   EXPECT_EQ(c.problem.q, written.problem.q);

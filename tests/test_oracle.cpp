@@ -76,9 +76,52 @@ TEST(Oracle, ScaleMultipliesTheScores) {
   EXPECT_NEAR(oracle_attention(p)[1], 0.1 * 2.0 + 0.9 * 6.0, 1e-6);
 }
 
+TEST(Oracle, SlidingWindowDropsOldKeys) {
+  HostProblem p = two_token_problem();
+  p.params.window_left = 0;  // each token sees only itself
+  const std::vector<double> out = oracle_attention(p);
+  EXPECT_DOUBLE_EQ(out[0], 2.0);
+  EXPECT_DOUBLE_EQ(out[1], 6.0);
+}
+
+TEST(Oracle, SoftcapBoundsTheScores) {
+  HostProblem p = two_token_problem();
+  p.params.softcap = 0.5f;  // scores 0 and ln 3 become 0 and 0.5 tanh(2 ln 3)
+  const double s1 = 0.5 * std::tanh(2.0 * std::log(3.0));
+  const double w1 = std::exp(s1) / (1.0 + std::exp(s1));
+  EXPECT_NEAR(oracle_attention(p)[1], (1.0 - w1) * 2.0 + w1 * 6.0, 1e-6);
+}
+
+TEST(Oracle, AlibiAddsSlopeTimesDistance) {
+  HostProblem p = two_token_problem();
+  p.alibi_slopes = {float(std::log(3.0))};  // key 0 is one position back: - ln 3, so weights 1 : 9
+  EXPECT_NEAR(oracle_attention(p)[1], (1.0 / 10.0) * 2.0 + (9.0 / 10.0) * 6.0, 1e-6);
+}
+
+TEST(Oracle, SinkJoinsTheDenominator) {
+  HostProblem p = two_token_problem();
+  p.sinks = {0.0f};  // logits 0, ln 3 and the sink 0: weights 1/5, 3/5 (and 1/5 to nothing)
+  const std::vector<double> out = oracle_attention(p);
+  EXPECT_NEAR(out[0], 0.5 * 2.0, 1e-6);  // the first token: its own key and the sink, 1/2 each
+  EXPECT_NEAR(out[1], 0.2 * 2.0 + 0.6 * 6.0, 1e-6);
+}
+
+TEST(Oracle, PrefixIsBidirectional) {
+  HostProblem p = two_token_problem();
+  p.prefix_lens = {2};  // the first token sees the second too
+  EXPECT_NEAR(oracle_attention(p)[0], 5.0, 1e-6);
+}
+
+TEST(Oracle, QqBiasAppliesBetweenNewTokens) {
+  HostProblem p = two_token_problem();
+  p.qq_bias_size = 2;
+  p.qq_bias = {0.0f, 0.0f, float(std::log(3.0)), 0.0f};  // query 1 -> key 0: + ln 3, weights 3 : 3
+  EXPECT_NEAR(oracle_attention(p)[1], 0.5 * 2.0 + 0.5 * 6.0, 1e-6);
+}
+
 TEST(Oracle, RejectsUnsupportedFeatures) {
   HostProblem p = two_token_problem();
-  p.params.sinks = {0.5f};
+  p.params.fp8 = Fp8Scales{};
   EXPECT_THROW(oracle_attention(p), NotSupported);
 }
 

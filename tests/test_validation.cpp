@@ -56,8 +56,14 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"scale_inf", [](HostProblem& p) { p.params.softmax_scale = INFINITY; }, "softmax_scale"},
         BadInput{"window_below_minus_one", [](HostProblem& p) { p.params.window_left = -2; }, "window_left"},
         BadInput{"softcap_negative", [](HostProblem& p) { p.params.softcap = -1.0f; }, "softcap"},
-        BadInput{"alibi_wrong_size", [](HostProblem& p) { p.params.alibi_slopes = {1.0f}; }, "alibi_slopes"},
-        BadInput{"sinks_wrong_size", [](HostProblem& p) { p.params.sinks = {1.0f}; }, "sinks"},
+        BadInput{"alibi_wrong_size", [](HostProblem& p) { p.alibi_slopes = {1.0f}; }, "alibi_slopes"},
+        BadInput{"alibi_not_finite", [](HostProblem& p) { p.alibi_slopes = {0.5f, kNaN, 0.5f, 0.5f}; }, "alibi_slopes[1]"},
+        BadInput{"sinks_wrong_size", [](HostProblem& p) { p.sinks = {1.0f}; }, "sinks"},
+        BadInput{"prefix_wrong_size", [](HostProblem& p) { p.prefix_lens = {1}; }, "prefix_lens"},
+        BadInput{"prefix_beyond_seq", [](HostProblem& p) { p.prefix_lens = {0, 14, 0}; }, "prefix_lens[1]"},
+        BadInput{"prefix_negative", [](HostProblem& p) { p.prefix_lens = {0, 0, -1}; }, "prefix_lens[2]"},
+        BadInput{"qq_bias_wrong_size", [](HostProblem& p) { p.qq_bias_size = 6; p.qq_bias.assign(35, 0.0f); }, "qq_bias"},
+        BadInput{"qq_bias_too_small", [](HostProblem& p) { p.qq_bias_size = 5; p.qq_bias.assign(25, 0.0f); }, "qq_bias"},
         BadInput{"fp8_scale_zero", [](HostProblem& p) { p.params.fp8 = Fp8Scales{0.0f, 1.0f, 1.0f}; }, "fp8.k_scale"},
         BadInput{"q_wrong_size", [](HostProblem& p) { p.q.pop_back(); }, "q"},
         BadInput{"k_wrong_size", [](HostProblem& p) { p.k_cache.pop_back(); }, "k_cache"},
@@ -188,9 +194,20 @@ TEST_F(DeviceValidation, DecreasingCuSeqlens) {
 }
 
 TEST_F(DeviceValidation, UnsupportedFeaturesAreRejectedClearly) {
-  problem.params.window_left = 4;
-  problem.params.softcap = 30.0f;
-  expect_rejected<NotSupported>(out, "sliding window, softcap");
+  problem.params.fp8 = Fp8Scales{};
+  expect_rejected<NotSupported>(out, "fp8");
+}
+
+TEST_F(DeviceValidation, FeatureTensorShapes) {
+  const Geometry& g = problem.geometry;
+  in.sinks = Vector<float*>("sinks", g.num_q_heads + 1);
+  expect_rejected<InvalidProblem>(out, "sinks");
+  in.sinks = Vector<float*>();
+  in.prefix_lens = Vector<std::int32_t*>("prefix", g.num_seqs + 1);
+  expect_rejected<InvalidProblem>(out, "prefix_lens");
+  in.prefix_lens = Vector<std::int32_t*>();
+  in.qq_bias = Vector<float**>("qq", 6, 5);
+  expect_rejected<InvalidProblem>(out, "qq_bias");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "tools/commands.hpp"
 
+#include "tools/bench.hpp"
+
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
 #include "kattn/io/reference_file.hpp"
@@ -11,34 +13,40 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <optional>
 #include <vector>
 
 namespace kattn::cli {
 namespace {
 
-std::vector<Variant> selected_variants(const std::string& name) {
-  if (name == "all") return all_variants();
-  return {parse_variant(name)};
+// "all": every variant; "planned": the launch plan's choice; else one variant by name.
+std::vector<std::optional<Variant>> selected_variants(const std::string& name) {
+  if (name == "planned") return {std::nullopt};
+  if (name != "all") return {parse_variant(name)};
+  std::vector<std::optional<Variant>> all;
+  for (Variant v : all_variants()) all.emplace_back(v);
+  return all;
 }
 
 int validate_command(const std::string& path, const std::string& variant_name, const std::string& only_case) {
   const std::vector<ProblemCase> cases = read_problem_file(path);
-  const std::vector<Variant> variants = selected_variants(variant_name);
+  const std::vector<std::optional<Variant>> variants = selected_variants(variant_name);
   fmt::print("kattn validate {} on {}\n", path, ExecutionSpace::name());
-  fmt::print("{:<40} {:<5} {:<10} {:>12} {:>12}  {}\n", "case", "dtype", "variant", "max abs err", "max rel err",
+  fmt::print("{:<32} {:<5} {:<17} {:>12} {:>12}  {}\n", "case", "dtype", "variant", "max abs err", "max rel err",
              "result");
   int checked = 0, failed = 0;
   for (const ProblemCase& c : cases) {
     if (!only_case.empty() && c.name != only_case) continue;
     if (c.expected.empty()) throw FileFormatError(path, "case " + c.name + " has no out_ref to validate against");
-    for (Variant variant : variants) {
+    for (const std::optional<Variant>& variant : variants) {
       AttentionOptions options;
       options.variant = variant;
-      const Comparison result = compare_to_reference(run_problem(c.problem, options).out, c.expected, c.problem.dtype);
+      const ProblemRun run = run_problem(c.problem, options);
+      const Comparison result = compare_to_reference(run.out, c.expected, c.problem.dtype);
       ++checked;
       failed += result.passed() ? 0 : 1;
-      fmt::print("{:<40} {:<5} {:<10} {:>12.3e} {:>12.3e}  {}\n", c.name, to_string(c.problem.dtype),
-                 to_string(variant), result.max_abs_error, result.max_rel_error,
+      fmt::print("{:<32} {:<5} {:<17} {:>12.3e} {:>12.3e}  {}\n", c.name, to_string(c.problem.dtype),
+                 to_string(run.plan.variant), result.max_abs_error, result.max_rel_error,
                  result.passed() ? "pass" : fmt::format("FAIL ({} elements)", result.failures));
     }
   }
@@ -95,7 +103,7 @@ int main(int argc, char** argv) {
   std::string file, variant = "all", only_case;
   CLI::App* validate = app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
   validate->add_option("file", file, "reference HDF5 file")->required();
-  validate->add_option("--variant", variant, "kernel variant, or all")->capture_default_str();
+  validate->add_option("--variant", variant, "kernel variant, all, or planned")->capture_default_str();
   validate->add_option("--case", only_case, "validate only this case");
 
   std::string scenario, output;
@@ -110,6 +118,24 @@ int main(int argc, char** argv) {
   run->add_option("--case", only_case, "case to run when the file holds several");
   run->add_option("--variant", run_variant, "kernel variant (default: the launch plan's)");
 
+  BenchOptions bench_options;
+  CLI::App* bench = app.add_subcommand("bench", "time scenarios through the kernels (lists are swept)");
+  bench->add_option("--scenario", bench_options.scenario, "scenario JSON file")->required();
+  bench->add_option("--case", bench_options.only_case, "run only this case");
+  bench->add_option("--variant", bench_options.variants, "variants, comma separated, or planned")
+      ->delimiter(',')
+      ->capture_default_str();
+  bench->add_option("--tile-size", bench_options.tile_sizes, "tile sizes to sweep")->delimiter(',');
+  bench->add_option("--block-m", bench_options.block_ms, "Q-block rows to sweep")->delimiter(',');
+  bench->add_option("--segments", bench_options.segments, "segment counts to sweep")->delimiter(',');
+  bench->add_option("--team-size", bench_options.team_sizes, "team sizes to sweep")->delimiter(',');
+  bench->add_option("--vector-length", bench_options.vector_lengths, "vector lengths to sweep")->delimiter(',');
+  bench->add_option("--grid-teams", bench_options.grid_teams, "static-grid team counts to sweep")->delimiter(',');
+  bench->add_option("--warmup", bench_options.warmup, "untimed runs first")->capture_default_str();
+  bench->add_option("--runs", bench_options.runs, "timed runs")->capture_default_str();
+  bench->add_option("--json", bench_options.json_path, "also write the results to this JSON file");
+  bench->add_option("--tuning-table", bench_options.tuning_table, "plan from this table instead of the built-in one");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -118,6 +144,7 @@ int main(int argc, char** argv) {
   try {
     if (*validate) return validate_command(file, variant, only_case);
     if (*refgen) return refgen_command(scenario, output);
+    if (*bench) return bench_command(bench_options);
     return run_command(input, output, only_case, run_variant);
   } catch (const NotSupported& e) {
     fmt::print(stderr, "kattn: {}\n", e.what());

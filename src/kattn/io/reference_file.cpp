@@ -63,8 +63,10 @@ void write_case(const h5::Group& cases, const ProblemCase& c) {
   group.write("block_table", p.block_table, dims({g.num_seqs, g.max_blocks_per_seq}));
   group.write("cu_seqlens_q", p.cu_seqlens_q, dims({g.num_seqs + 1}));
   group.write("seq_lens", p.seq_lens, dims({g.num_seqs}));
-  if (!p.params.alibi_slopes.empty()) group.write("alibi_slopes", p.params.alibi_slopes, dims({g.num_q_heads}));
-  if (!p.params.sinks.empty()) group.write("sinks", p.params.sinks, dims({g.num_q_heads}));
+  if (!p.alibi_slopes.empty()) group.write("alibi_slopes", p.alibi_slopes, dims({g.num_q_heads}));
+  if (!p.sinks.empty()) group.write("sinks", p.sinks, dims({g.num_q_heads}));
+  if (!p.prefix_lens.empty()) group.write("prefix_lens", p.prefix_lens, dims({g.num_seqs}));
+  if (!p.qq_bias.empty()) group.write("qq_bias", p.qq_bias, dims({p.qq_bias_size, p.qq_bias_size}));
   if (!c.expected.empty()) group.write("out_ref", c.expected, dims({g.num_tokens, g.num_q_heads, g.head_size}));
 }
 
@@ -127,8 +129,15 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   p.block_table = std::move(block_table.values);
   p.cu_seqlens_q = std::move(cu_seqlens_q.values);
   p.seq_lens = std::move(seq_lens.values);
-  if (group.contains("alibi_slopes")) p.params.alibi_slopes = read_shaped<float>(group, "alibi_slopes", 1).values;
-  if (group.contains("sinks")) p.params.sinks = read_shaped<float>(group, "sinks", 1).values;
+  if (group.contains("alibi_slopes")) p.alibi_slopes = read_shaped<float>(group, "alibi_slopes", 1).values;
+  if (group.contains("sinks")) p.sinks = read_shaped<float>(group, "sinks", 1).values;
+  if (group.contains("prefix_lens")) p.prefix_lens = read_shaped<std::int32_t>(group, "prefix_lens", 1).values;
+  if (group.contains("qq_bias")) {
+    auto bias = read_shaped<float>(group, "qq_bias", 2);
+    if (bias.dims[0] != bias.dims[1]) throw FileFormatError(group.where(), "qq_bias must be square");
+    p.qq_bias_size = int(bias.dims[0]);
+    p.qq_bias = std::move(bias.values);
+  }
 
   try {
     validate(p);

@@ -35,6 +35,14 @@ void validate_inputs(const AttentionInputs<Storage>& in, const AttentionOutput<S
   };
   check_cache(in.k_cache, "k_cache");
   check_cache(in.v_cache, "v_cache");
+  if (in.prefix_lens.extent(0)) require_extent(in.prefix_lens, 0, g.num_seqs, "prefix_lens", "num_seqs");
+  if (in.qq_bias.extent(0) != in.qq_bias.extent(1))
+    throw InvalidProblem("qq_bias", "must be square, got " + std::to_string(in.qq_bias.extent(0)) + " × " +
+                                        std::to_string(in.qq_bias.extent(1)));
+  for (const auto* values : {&in.alibi_slopes, &in.sinks}) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), *values);
+    validate_head_values(g, host.data(), host.extent(0), values == &in.sinks ? "sinks" : "alibi_slopes");
+  }
 }
 
 template <class Storage, bool Segmented>
@@ -49,11 +57,11 @@ void launch_qblock(const KernelArgs<Storage, MemorySpace>& args, const Geometry&
 
   SegmentPartials partials;
   if (Segmented) {
-    partials.out = decltype(partials.out)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_out"),
+    partials.out = decltype(partials.out)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_out")),
                                           plan.num_segments, g.num_tokens, g.num_q_heads, g.head_size);
-    partials.max = decltype(partials.max)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_max"),
+    partials.max = decltype(partials.max)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_max")),
                                           plan.num_segments, g.num_tokens, g.num_q_heads);
-    partials.sum = decltype(partials.sum)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::partial_sum"),
+    partials.sum = decltype(partials.sum)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_sum")),
                                           plan.num_segments, g.num_tokens, g.num_q_heads);
   }
   using Kernel = QBlockKernel<ExecutionSpace, Storage, Segmented>;
@@ -86,7 +94,10 @@ LaunchPlan attention(const AttentionInputs<Storage>& in, const AttentionParams& 
   const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
   const auto cu_seqlens_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.cu_seqlens_q);
   const auto seq_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.seq_lens);
-  validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data()});
+  const auto prefix_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.prefix_lens);
+  validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data(),
+                           prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
+                           in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
   if (const std::string missing = params.unsupported_features(); !missing.empty()) throw NotSupported(missing);
 
   const BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);

@@ -24,6 +24,11 @@ struct AttentionInputs {
   Vector<const std::int32_t**> block_table;  // [num_seqs, max_blocks_per_seq]
   Vector<const std::int32_t*> cu_seqlens_q;  // [num_seqs + 1]
   Vector<const std::int32_t*> seq_lens;      // [num_seqs]
+  // Optional feature tensors; an empty view (extent 0) turns the feature off.
+  Vector<const float*> alibi_slopes;         // [num_q_heads]
+  Vector<const float*> sinks;                // [num_q_heads]
+  Vector<const std::int32_t*> prefix_lens;   // [num_seqs]
+  Vector<const float**> qq_bias;             // [n, n], n >= the longest query
 
   Geometry geometry() const {
     Geometry g;

@@ -27,7 +27,8 @@ struct BaselineKernel {
     const int seq_len = args.seq_lens(seq);
     const int context_len = seq_len - (args.cu_seqlens_q(seq + 1) - first_token);
     const int position = context_len + (token - first_token);
-    const int num_keys = args.causal ? position + 1 : seq_len;
+    const int first_key = args.rules.first_key(position);
+    const int end_key = args.rules.end_key(position, seq_len, seq);
     const int head_size = args.head_size;
 
     FloatScratch q(team.team_scratch(0), head_size);
@@ -40,11 +41,13 @@ struct BaselineKernel {
     team.team_barrier();
 
     const std::int32_t* block_row = &args.block_table(seq, 0);
-    SoftmaxState state;
-    for (int first = 0; first < num_keys; first += tile_size) {
-      const int count = num_keys - first < tile_size ? num_keys - first : tile_size;
-      tile_scores(team, q, args.k, block_row, args.block_size, kv_head, first, count, head_size,
-                  args.softmax_scale, scores);
+    SoftmaxState state = args.rules.initial_state(head);
+    // Tiles outside the window are skipped; the first visited one is masked below first_key.
+    for (int first = first_key - first_key % tile_size; first < end_key; first += tile_size) {
+      const int count = end_key - first < tile_size ? end_key - first : tile_size;
+      const KeyRow row{head, position, context_len, first_key};
+      tile_scores(team, q, args.k, block_row, args.block_size, kv_head, first, count, head_size, args.rules, row,
+                  scores);
       team.team_barrier();
       const float alpha = state.rescale_to(tile_max(team, scores, count));
       state.sum += tile_weights(team, scores, count, state);

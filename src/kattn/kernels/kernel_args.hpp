@@ -5,6 +5,7 @@
 #include "kattn/kernels/attention_inputs.hpp"
 #include "kattn/problem/attention_params.hpp"
 #include "kattn/tiles/paged_kv.hpp"
+#include "kattn/tiles/score_rules.hpp"
 
 namespace kattn {
 
@@ -37,8 +38,7 @@ struct KernelArgs {
   int queries_per_kv = 0;
   int head_size = 0;
   int block_size = 0;
-  float softmax_scale = 0.0f;
-  bool causal = true;
+  ScoreRules rules;  // points into the feature views of the inputs
 
   // Sequence of a query token (sequences with no query tokens are skipped correctly).
   KOKKOS_INLINE_FUNCTION int find_seq(int token) const { return find_owner(cu_seqlens_q, num_seqs, token); }
@@ -64,8 +64,15 @@ KernelArgs<Storage, MemorySpace> make_kernel_args(const AttentionInputs<Storage,
   a.queries_per_kv = g.queries_per_kv();
   a.head_size = g.head_size;
   a.block_size = g.block_size;
-  a.softmax_scale = float(params.softmax_scale);
-  a.causal = params.causal;
+  a.rules.scale = float(params.softmax_scale);
+  a.rules.causal = params.causal;
+  a.rules.window_left = params.window_left;
+  a.rules.softcap = params.softcap;
+  a.rules.alibi_slopes = in.alibi_slopes.extent(0) ? in.alibi_slopes.data() : nullptr;
+  a.rules.sinks = in.sinks.extent(0) ? in.sinks.data() : nullptr;
+  a.rules.prefix_lens = in.prefix_lens.extent(0) ? in.prefix_lens.data() : nullptr;
+  a.rules.qq_bias = in.qq_bias.extent(0) ? in.qq_bias.data() : nullptr;
+  a.rules.qq_bias_size = int(in.qq_bias.extent(0));
   return a;
 }
 

@@ -78,6 +78,9 @@ struct QBlockKernel {
     const int seq_len = args.seq_lens(seq);
     const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
     QBlockRows rows;
+    rows.seq = seq;
+    rows.seq_len = seq_len;
+    rows.context_len = seq_len - query_len;
     rows.first_token = query_start + first_local;
     rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
     rows.first_position = seq_len - query_len + first_local;
@@ -85,13 +88,18 @@ struct QBlockKernel {
     rows.kv_head = rest - q_block * num_kv_heads;
 
     const int head_size = args.head_size;
-    const int num_keys = args.causal ? rows.first_position + rows.valid_tokens : seq_len;
-    const int num_tiles = (num_keys + tile_size - 1) / tile_size;
+    // Keys any row sees: from the first row's window start to the last row's end; tiles outside
+    // are skipped, and segments split the tiles in between.
+    const int first_key = args.rules.first_key(rows.first_position);
+    const int end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
+    const int first_tile = first_key / tile_size;
+    const int num_tiles = end_key > first_key ? (end_key + tile_size - 1) / tile_size - first_tile : 0;
     const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
-    const int tile_begin = Segmented ? segment * tiles_per_segment : 0;
-    const int tile_end = Segmented ? (tile_begin + tiles_per_segment < num_tiles ? tile_begin + tiles_per_segment
-                                                                                   : num_tiles)
-                                   : num_tiles;
+    const int tile_begin = first_tile + (Segmented ? segment * tiles_per_segment : 0);
+    const int tile_end = first_tile + (Segmented ? (segment * tiles_per_segment + tiles_per_segment < num_tiles
+                                                        ? segment * tiles_per_segment + tiles_per_segment
+                                                        : num_tiles)
+                                                 : num_tiles);
 
     const FloatScratch& q = scratch.q;
     const FloatScratch& acc = scratch.acc;
@@ -107,19 +115,21 @@ struct QBlockKernel {
       acc(i) = 0.0f;
     });
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m), [&](int r) {
-      row_max(r) = -compat::infinity();
-      row_sum(r) = 0.0f;
+      // Segments start empty: the reduction adds the sink once.
+      const SoftmaxState start = Segmented ? SoftmaxState{} : args.rules.initial_state(rows.head(r));
+      row_max(r) = start.max;
+      row_sum(r) = start.sum;
     });
     team.team_barrier();
 
     const std::int32_t* block_row = &args.block_table(seq, 0);
     for (int tile = tile_begin; tile < tile_end; ++tile) {
       const int first = tile * tile_size;
-      const int count = num_keys - first < tile_size ? num_keys - first : tile_size;
+      const int count = end_key - first < tile_size ? end_key - first : tile_size;
       load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);
       load_kv_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, v_tile);
       team.team_barrier();
-      qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.softmax_scale, args.causal, scores);
+      qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.rules, scores);
       team.team_barrier();
       qblock_softmax_update(team, block_m, count, scores, row_max, row_sum, row_alpha);
       team.team_barrier();
@@ -146,8 +156,8 @@ struct QBlockKernel {
   }
 };
 
-// Merges the segment partials of each (token, query head); segments that saw no key (sum 0)
-// contribute nothing, and a row no segment saw yields zeros.
+// Merges the segment partials of each (token, query head), and the head's sink; segments that saw
+// no key (sum 0) contribute nothing, and a row no segment saw yields zeros.
 template <class Space, class Storage>
 struct SegmentReduceKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
@@ -167,10 +177,11 @@ struct SegmentReduceKernel {
   KOKKOS_INLINE_FUNCTION void process(const Member& team, int item) const {
     const int token = item / args.num_q_heads;
     const int head = item - token * args.num_q_heads;
-    float global_max = -compat::infinity();
+    const SoftmaxState sink = args.rules.initial_state(head);
+    float global_max = sink.max;
     for (int s = 0; s < num_segments; ++s)
       if (partials.sum(s, token, head) > 0.0f) global_max = compat::fmax(global_max, partials.max(s, token, head));
-    float total = 0.0f;
+    float total = sink.sum > 0.0f ? compat::exp(sink.max - global_max) : 0.0f;
     for (int s = 0; s < num_segments; ++s)
       if (partials.sum(s, token, head) > 0.0f)
         total += compat::exp(partials.max(s, token, head) - global_max) * partials.sum(s, token, head);

@@ -26,33 +26,49 @@ std::vector<double> oracle_attention(const HostProblem& p) {
   };
 
   std::vector<double> scores;
+  std::vector<int> keys;
   for (int s = 0; s < g.num_seqs; ++s) {
     const int first_token = p.cu_seqlens_q[s];
     const int query_len = p.cu_seqlens_q[s + 1] - first_token;
     const int seq_len = p.seq_lens[s];
     const int context_len = seq_len - query_len;
+    const int prefix_len = p.prefix_lens.empty() ? 0 : p.prefix_lens[s];
     for (int i = 0; i < query_len; ++i) {
       const int token = first_token + i;
       const int position = context_len + i;  // absolute position of this query token
-      const int num_keys = p.params.causal ? position + 1 : seq_len;
+      keys.clear();
+      for (int j = 0; j < seq_len; ++j) {
+        const bool causal_ok = !p.params.causal || j <= position || j < prefix_len;  // prefix-LM: bidirectional prefix
+        const bool window_ok = p.params.window_left < 0 || position - j <= p.params.window_left;
+        if (causal_ok && window_ok) keys.push_back(j);
+      }
       for (int h = 0; h < g.num_q_heads; ++h) {
         const int kv_head = h / g.queries_per_kv();
         const float* q = &p.q[(std::size_t(token) * g.num_q_heads + h) * D];
-        scores.assign(std::size_t(num_keys), 0.0);
-        for (int j = 0; j < num_keys; ++j) {
+        scores.assign(keys.size(), 0.0);
+        for (std::size_t n = 0; n < keys.size(); ++n) {
+          const int j = keys[n];
           const float* k = &p.k_cache[std::size_t(cache_index(s, j, kv_head))];
-          double dot = 0.0;
-          for (int d = 0; d < D; ++d) dot += double(q[d]) * double(k[d]);
-          scores[std::size_t(j)] = dot * p.params.softmax_scale;
+          double score = 0.0;
+          for (int d = 0; d < D; ++d) score += double(q[d]) * double(k[d]);
+          score *= p.params.softmax_scale;
+          if (p.params.softcap > 0.0f) score = p.params.softcap * std::tanh(score / p.params.softcap);
+          if (!p.alibi_slopes.empty()) score += double(p.alibi_slopes[h]) * (j - position);
+          if (!p.qq_bias.empty() && j >= context_len)
+            score += p.qq_bias[std::size_t(i) * p.qq_bias_size + std::size_t(j - context_len)];
+          scores[n] = score;
         }
-        if (num_keys == 0) continue;  // nothing to attend to: the output row stays zero
-        const double max_score = *std::max_element(scores.begin(), scores.end());
-        double denominator = 0.0;
+        // The sink joins the denominator as one more logit with no value.
+        const bool has_sink = !p.sinks.empty();
+        double max_score = has_sink ? double(p.sinks[h]) : -INFINITY;
+        for (double score : scores) max_score = std::max(max_score, score);
+        if (keys.empty()) continue;  // nothing visible: the row stays zero
+        double denominator = has_sink ? std::exp(double(p.sinks[h]) - max_score) : 0.0;
         for (double& score : scores) denominator += (score = std::exp(score - max_score));
         double* o = &out[(std::size_t(token) * g.num_q_heads + h) * D];
-        for (int j = 0; j < num_keys; ++j) {
-          const float* v = &p.v_cache[std::size_t(cache_index(s, j, kv_head))];
-          const double weight = scores[std::size_t(j)] / denominator;
+        for (std::size_t n = 0; n < keys.size(); ++n) {
+          const float* v = &p.v_cache[std::size_t(cache_index(s, keys[n], kv_head))];
+          const double weight = scores[n] / denominator;
           for (int d = 0; d < D; ++d) o[d] += weight * double(v[d]);
         }
       }

@@ -1,9 +1,10 @@
-// Scalar and per-head parameters of the attention computation (the vLLM argument set).
+// Scalar parameters of the attention computation (the vLLM argument set); the per-head and
+// per-sequence feature tensors (ALiBi slopes, sinks, prefix lengths, qq-bias) travel with the
+// problem's tensors.
 #pragma once
 
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace kattn {
 
@@ -16,10 +17,8 @@ struct Fp8Scales {
 struct AttentionParams {
   double softmax_scale = 0.0;  // usually 1/sqrt(head_size); must be finite and > 0
   bool causal = true;          // causal by absolute position (context + query index)
-  int window_left = -1;        // sliding window: keys at most this many positions back; -1 = none
-  float softcap = 0.0f;        // cap * tanh(s / cap) on the scores; 0 = off
-  std::vector<float> alibi_slopes;  // [num_q_heads] or empty
-  std::vector<float> sinks;         // [num_q_heads] per-head sink logits, or empty
+  int window_left = -1;        // sliding window: a query at position p sees keys p - window_left .. p; -1 = none
+  float softcap = 0.0f;        // cap * tanh(s / cap) on the scaled scores; 0 = off
   std::optional<Fp8Scales> fp8;     // fp8 KV cache / output, or none
 
   // The features set here that the kernels do not implement yet, comma separated (empty if

@@ -41,17 +41,21 @@ void validate_params(const Geometry& g, const AttentionParams& p) {
     throw InvalidProblem("window_left", "must be -1 (no window) or >= 0, got " + std::to_string(p.window_left));
   if (!std::isfinite(p.softcap) || p.softcap < 0.0f)
     throw InvalidProblem("softcap", "must be 0 (off) or finite and positive, got " + std::to_string(p.softcap));
-  if (!p.alibi_slopes.empty() && p.alibi_slopes.size() != std::size_t(g.num_q_heads))
-    throw InvalidProblem("alibi_slopes", "has " + std::to_string(p.alibi_slopes.size()) +
-                                             " entries, expected num_q_heads = " + std::to_string(g.num_q_heads));
-  if (!p.sinks.empty() && p.sinks.size() != std::size_t(g.num_q_heads))
-    throw InvalidProblem("sinks", "has " + std::to_string(p.sinks.size()) + " entries, expected num_q_heads = " +
-                                      std::to_string(g.num_q_heads));
   if (p.fp8) {
     require_finite_positive("fp8.k_scale", p.fp8->k_scale);
     require_finite_positive("fp8.v_scale", p.fp8->v_scale);
     require_finite_positive("fp8.out_scale", p.fp8->out_scale);
   }
+}
+
+void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name) {
+  if (count == 0) return;
+  if (count != std::size_t(g.num_q_heads))
+    throw InvalidProblem(name, "has " + std::to_string(count) + " entries, expected num_q_heads = " +
+                                   std::to_string(g.num_q_heads));
+  for (std::size_t h = 0; h < count; ++h)
+    if (!std::isfinite(values[h]))
+      throw InvalidProblem(indexed(name, std::int64_t(h)), "must be finite, got " + std::to_string(values[h]));
 }
 
 void validate_kv_cache(const Geometry& g, const KvCacheStrides& s, std::int64_t allocation, const char* name) {
@@ -91,6 +95,13 @@ void validate_batch_index(const Geometry& g, const BatchIndexHost& index) {
     if (seq_len > capacity)
       throw InvalidProblem(indexed("seq_lens", s), std::to_string(seq_len) + " exceeds max_blocks_per_seq × block_size = " +
                                                        std::to_string(capacity));
+    if (index.prefix_lens && (index.prefix_lens[s] < 0 || index.prefix_lens[s] > seq_len))
+      throw InvalidProblem(indexed("prefix_lens", s), std::to_string(index.prefix_lens[s]) + " is outside [0, seq_len = " +
+                                                          std::to_string(seq_len) + "]");
+    if (index.qq_bias_size >= 0 && query_len > index.qq_bias_size)
+      throw InvalidProblem("qq_bias", "is " + std::to_string(index.qq_bias_size) + " × " +
+                                          std::to_string(index.qq_bias_size) + " but sequence " + std::to_string(s) +
+                                          " has " + std::to_string(query_len) + " query tokens");
     // Only the blocks a sequence uses must be valid; vLLM pads the rest of a row.
     const int used_blocks = (seq_len + g.block_size - 1) / g.block_size;
     for (int b = 0; b < used_blocks; ++b) {
@@ -120,7 +131,16 @@ void validate(const HostProblem& p) {
   require_size("block_table", p.block_table.size(), std::int64_t(g.num_seqs) * g.max_blocks_per_seq);
   require_size("cu_seqlens_q", p.cu_seqlens_q.size(), std::int64_t(g.num_seqs) + 1);
   require_size("seq_lens", p.seq_lens.size(), g.num_seqs);
-  validate_batch_index(g, {p.block_table.data(), p.cu_seqlens_q.data(), p.seq_lens.data()});
+  validate_head_values(g, p.alibi_slopes.data(), p.alibi_slopes.size(), "alibi_slopes");
+  validate_head_values(g, p.sinks.data(), p.sinks.size(), "sinks");
+  if (!p.prefix_lens.empty()) require_size("prefix_lens", p.prefix_lens.size(), g.num_seqs);
+  if (p.qq_bias_size < 0) throw InvalidProblem("qq_bias_size", "must not be negative");
+  require_size("qq_bias", p.qq_bias.size(), std::int64_t(p.qq_bias_size) * p.qq_bias_size);
+  for (float x : p.qq_bias)
+    if (!std::isfinite(x)) throw InvalidProblem("qq_bias", "holds a non-finite value");
+  validate_batch_index(g, {p.block_table.data(), p.cu_seqlens_q.data(), p.seq_lens.data(),
+                           p.prefix_lens.empty() ? nullptr : p.prefix_lens.data(),
+                           p.qq_bias.empty() ? -1 : p.qq_bias_size});
 }
 
 }  // namespace kattn

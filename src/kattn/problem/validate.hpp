@@ -27,10 +27,14 @@ struct BatchIndexHost {
   const std::int32_t* block_table;   // [num_seqs, max_blocks_per_seq]
   const std::int32_t* cu_seqlens_q;  // [num_seqs + 1]
   const std::int32_t* seq_lens;      // [num_seqs]
+  const std::int32_t* prefix_lens = nullptr;  // [num_seqs] or null
+  int qq_bias_size = -1;                      // side of the qq-bias matrix, or -1 for none
 };
 
 void validate_geometry(const Geometry& g);
 void validate_params(const Geometry& g, const AttentionParams& params);
+// Per-head feature tensors: `count` entries (0 = absent) must be num_q_heads finite values.
+void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name);
 // `allocation` is the number of elements behind the cache pointer.
 void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation,
                        const char* name);

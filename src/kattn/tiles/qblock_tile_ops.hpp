@@ -7,12 +7,16 @@
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/online_softmax.hpp"
 #include "kattn/tiles/paged_kv.hpp"
+#include "kattn/tiles/score_rules.hpp"
 
 namespace kattn {
 
 // Where a Q block's rows sit: row r is token r / queries_per_kv of the block and query head
 // kv_head * queries_per_kv + r % queries_per_kv.
 struct QBlockRows {
+  int seq = 0;
+  int seq_len = 0;
+  int context_len = 0;
   int first_token = 0;    // global index of the block's first query token
   int valid_tokens = 0;   // tokens of the block inside its sequence (<= block_q)
   int first_position = 0; // absolute position of the first token (context + offset in the query)
@@ -38,22 +42,25 @@ KOKKOS_INLINE_FUNCTION void load_kv_tile(const Member& team, const PagedKvAccess
   });
 }
 
-// scores[r][j] = scale * q[r] · k[j], or -inf where the key is masked (causal by absolute
-// position) or the row is padding.
+// scores[r][j] = the logit of row r against key first + j, or -inf where the key is not visible
+// to the row (ScoreRules) or the row is padding.
 template <class Member, class QView, class TileView, class ScoreView>
 KOKKOS_INLINE_FUNCTION void qblock_scores(const Member& team, const QBlockRows& rows, int block_m, const QView& q,
-                                          const TileView& k, int first, int count, int head_size, float scale,
-                                          bool causal, const ScoreView& scores) {
+                                          const TileView& k, int first, int count, int head_size,
+                                          const ScoreRules& rules, const ScoreView& scores) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, block_m * count), [&](int pair) {
     const int r = pair / count;
     const int j = pair - r * count;
-    const bool visible = rows.valid(r) && (!causal || first + j <= rows.position(r));
+    const bool visible = rows.valid(r) && rules.visible(rows.position(r), first + j, rows.seq_len, rows.seq);
     float dot = 0.0f;
     if (visible)
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, head_size),
           [&](int d, float& partial) { partial += q(r * head_size + d) * to_float(k(j * head_size + d)); }, dot);
-    Kokkos::single(Kokkos::PerThread(team), [&]() { scores(pair) = visible ? dot * scale : -compat::infinity(); });
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      scores(pair) = visible ? rules.logit(dot, rows.head(r), rows.position(r), first + j, rows.context_len)
+                             : -compat::infinity();
+    });
   });
 }
 

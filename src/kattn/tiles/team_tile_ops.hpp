@@ -6,15 +6,26 @@
 #include "kattn/core/compat.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/paged_kv.hpp"
+#include "kattn/tiles/score_rules.hpp"
 
 namespace kattn {
 
-// scores[j] = scale * dot(q, K[first + j]) for j < count, keys addressed through the block-table
-// row of the sequence. Threads take keys, vector lanes take the head dimension.
+// The query row a tile of scores belongs to.
+struct KeyRow {
+  int head;
+  int position;     // absolute position of the query
+  int context_len;  // of its sequence
+  int first_key;    // keys before it are outside the window
+};
+
+// scores[j] = the logit of key first + j for j < count (-inf below row.first_key), keys
+// addressed through the block-table row of the sequence. Threads take keys, vector lanes take
+// the head dimension.
 template <class Member, class Storage, class ScratchView>
 KOKKOS_INLINE_FUNCTION void tile_scores(const Member& team, const ScratchView& q, const PagedKvAccessor<Storage>& k,
                                         const std::int32_t* block_row, int block_size, int kv_head, int first,
-                                        int count, int head_size, float scale, const ScratchView& scores) {
+                                        int count, int head_size, const ScoreRules& rules, const KeyRow& row,
+                                        const ScratchView& scores) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int j) {
     const int position = first + j;
     const Storage* key = k.row(block_row[position / block_size], position % block_size, kv_head);
@@ -22,7 +33,10 @@ KOKKOS_INLINE_FUNCTION void tile_scores(const Member& team, const ScratchView& q
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, head_size),
         [&](int d, float& partial) { partial += q(d) * to_float(key[d]); }, dot);
-    Kokkos::single(Kokkos::PerThread(team), [&]() { scores(j) = dot * scale; });
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      scores(j) = position >= row.first_key ? rules.logit(dot, row.head, row.position, position, row.context_len)
+                                            : -compat::infinity();
+    });
   });
 }
 

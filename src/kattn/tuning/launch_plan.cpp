@@ -51,6 +51,12 @@ std::string_view build_arch() {
 
 namespace {
 
+// Stands in for the kernels when asking Kokkos how large a team may be; exact on host backends,
+// an upper bound on GPUs (where the kernels' register use may lower it).
+struct TeamSizeProbe {
+  KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<ExecutionSpace>::member_type&) const {}
+};
+
 constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
 
 // Used only where no table ships for the build's architecture.
@@ -82,7 +88,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   // Fit the plan to the kernels, the batch and the backend.
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   plan.vector_length = std::clamp(plan.vector_length, 1, Policy::vector_length_max());
-  plan.team_size = std::max(plan.team_size, 1);
+  plan.team_size = std::clamp(plan.team_size, 1,
+                              Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
   if (!is_segmented(plan.variant)) plan.num_segments = 1;
   plan.num_segments = std::max(plan.num_segments, 1);
   const int q_per_kv = g.queries_per_kv();

@@ -61,6 +61,7 @@ HostProblem generate_batch(const BatchSpec& spec) {
     for (int b = 0; b < blocks; ++b) p.block_table[std::size_t(s) * g.max_blocks_per_seq + b] = ids[next++];
   }
 
+  if (!spec.with_values) return p;
   p.q.resize(std::size_t(g.q_elements()));
   p.k_cache.resize(std::size_t(g.cache_elements()));
   p.v_cache.resize(std::size_t(g.cache_elements()));
@@ -70,7 +71,7 @@ HostProblem generate_batch(const BatchSpec& spec) {
   return p;
 }
 
-HostProblem generate_problem(const WorkloadSpec& spec) {
+BatchSpec draw_batch(const WorkloadSpec& spec) {
   std::mt19937_64 rng(spec.seed);
   BatchSpec batch;
   batch.model = spec.model;
@@ -89,7 +90,9 @@ HostProblem generate_problem(const WorkloadSpec& spec) {
     if (s >= num_decodes && spec.max_query_len > 0) shape.query_len = std::min(shape.query_len, spec.max_query_len);
     batch.sequences.push_back(shape);
   }
-  return generate_batch(batch);
+  return batch;
 }
+
+HostProblem generate_problem(const WorkloadSpec& spec) { return generate_batch(draw_batch(spec)); }
 
 }  // namespace kattn

@@ -23,11 +23,15 @@ struct BatchSpec {
   bool permute_blocks = true;
   bool causal = true;
   std::uint64_t seed = 1;
+  bool with_values = true;  // false: index tensors only, q/k/v left empty (benchmarks fill them on the device)
 };
 
 HostProblem generate_batch(const BatchSpec& spec);
 
-// Draws the sequence shapes of a workload (decodes first), then generates its batch.
+// The batch of a workload: sequence shapes drawn from the spec (decodes first).
+BatchSpec draw_batch(const WorkloadSpec& spec);
+
+// generate_batch(draw_batch(spec)).
 HostProblem generate_problem(const WorkloadSpec& spec);
 
 }  // namespace kattn

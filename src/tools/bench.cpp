@@ -1,0 +1,171 @@
+#include "tools/bench.hpp"
+
+#include "kattn/attention.hpp"
+#include "kattn/kernels/device_problem.hpp"
+#include "kattn/tuning/tuning_table.hpp"
+#include "kattn/workload/generator.hpp"
+#include "tools/commands.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <optional>
+
+namespace kattn::cli {
+namespace {
+
+// Bytes a kernel must move at least (q, out, and every K/V element of every sequence once) and
+// the FLOPs of the two products (2 × 2 × head_size per query-key pair and query head).
+struct Work {
+  double bytes = 0.0;
+  double flops = 0.0;
+};
+
+Work work_of(const HostProblem& p, std::size_t element_bytes) {
+  const Geometry& g = p.geometry;
+  Work w;
+  w.bytes = 2.0 * double(g.q_elements()) * double(element_bytes);
+  double pairs = 0.0;
+  for (int s = 0; s < g.num_seqs; ++s) {
+    const int query_len = p.cu_seqlens_q[std::size_t(s) + 1] - p.cu_seqlens_q[std::size_t(s)];
+    const double seq_len = p.seq_lens[std::size_t(s)];
+    w.bytes += 2.0 * seq_len * g.num_kv_heads * g.head_size * double(element_bytes);
+    const double context = seq_len - query_len;
+    // causal: keys context+1 .. context+query_len; otherwise seq_len each
+    pairs += p.params.causal ? query_len * context + 0.5 * query_len * (query_len + 1.0) : query_len * seq_len;
+  }
+  w.flops = 4.0 * g.head_size * g.num_q_heads * pairs;
+  return w;
+}
+
+struct Timing {
+  double mean_us = 0.0;
+  double stddev_us = 0.0;
+  double min_us = 0.0;
+};
+
+// Host call to completion of each run: fenced before and after.
+template <class Storage>
+Timing time_runs(const DeviceProblem<Storage>& d, const AttentionOptions& options, int warmup, int runs,
+                 LaunchPlan& plan) {
+  for (int i = 0; i < warmup; ++i) plan = attention(d.inputs, d.params, d.out, options);
+  Kokkos::fence();
+  std::vector<double> samples;
+  for (int i = 0; i < runs; ++i) {
+    Kokkos::Timer timer;
+    attention(d.inputs, d.params, d.out, options);
+    Kokkos::fence();
+    samples.push_back(timer.seconds() * 1e6);
+  }
+  Timing t;
+  for (double s : samples) t.mean_us += s / double(samples.size());
+  for (double s : samples) t.stddev_us += (s - t.mean_us) * (s - t.mean_us) / double(samples.size());
+  t.stddev_us = std::sqrt(t.stddev_us);
+  t.min_us = *std::min_element(samples.begin(), samples.end());
+  return t;
+}
+
+// The Cartesian product of the swept options.
+std::vector<AttentionOptions> sweep(const BenchOptions& o, const TuningTable* table) {
+  std::vector<AttentionOptions> result{AttentionOptions{}};
+  result.front().tuning_table = table;
+  auto expand = [&result](const auto& values, auto set) {
+    if (values.empty()) return;
+    std::vector<AttentionOptions> next;
+    for (const AttentionOptions& base : result)
+      for (const auto& value : values) {
+        AttentionOptions options = base;
+        set(options, value);
+        next.push_back(options);
+      }
+    result = std::move(next);
+  };
+  expand(o.variants, [](AttentionOptions& a, const std::string& v) {
+    if (v != "planned") a.variant = parse_variant(v);
+  });
+  expand(o.tile_sizes, [](AttentionOptions& a, int v) { a.tile_size = v; });
+  expand(o.block_ms, [](AttentionOptions& a, int v) { a.block_m = v; });
+  expand(o.segments, [](AttentionOptions& a, int v) { a.num_segments = v; });
+  expand(o.team_sizes, [](AttentionOptions& a, int v) { a.team_size = v; });
+  expand(o.vector_lengths, [](AttentionOptions& a, int v) { a.vector_length = v; });
+  expand(o.grid_teams, [](AttentionOptions& a, int v) { a.grid_teams = v; });
+  return result;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+int bench_command(const BenchOptions& o) {
+  std::optional<TuningTable> table;
+  if (!o.tuning_table.empty()) table = TuningTable::load(o.tuning_table);
+  const std::vector<AttentionOptions> configurations = sweep(o, table ? &*table : nullptr);
+  nlohmann::json results = nlohmann::json::array();
+  fmt::print("kattn bench {} on {} ({}), {} warm-up + {} timed runs each, host call to completion\n", o.scenario,
+             ExecutionSpace::name(), build_arch(), o.warmup, o.runs);
+  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>10} {:>9} {:>9}  {}\n", "case", "variant", "tile",
+             "bm", "segs", "team", "mean us", "+- us", "min us", "GB/s", "TFLOP/s", "plan");
+  bool found = false;
+  for (const WorkloadSpec& spec : load_scenario(o.scenario)) {
+    if (!o.only_case.empty() && spec.name != o.only_case) continue;
+    found = true;
+    BatchSpec batch = draw_batch(spec);
+    batch.with_values = false;
+    const HostProblem layout = generate_batch(batch);
+    dispatch_dtype(spec.dtype, [&](auto tag) {
+      using Storage = decltype(tag);
+      const DeviceProblem<Storage> device = synthesize_problem<Storage>(layout, spec.seed);
+      const Work work = work_of(layout, sizeof(Storage));
+      for (const AttentionOptions& options : configurations) {
+        LaunchPlan plan;
+        const Timing t = time_runs(device, options, o.warmup, o.runs, plan);
+        const double gbs = work.bytes / (t.mean_us * 1e3);
+        const double tflops = work.flops / (t.mean_us * 1e6);
+        fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f}  {}\n",
+                   spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments,
+                   plan.team_size, plan.vector_length, t.mean_us, t.stddev_us, t.min_us, gbs, tflops,
+                   options.variant ? "forced" : plan.source);
+        std::fflush(stdout);
+        results.push_back({{"case", spec.name},
+                           {"dtype", std::string(to_string(spec.dtype))},
+                           {"variant", std::string(to_string(plan.variant))},
+                           {"forced", bool(options.variant)},
+                           {"plan_source", plan.source},
+                           {"tile_size", plan.tile_size},
+                           {"block_m", plan.block_m},
+                           {"num_segments", plan.num_segments},
+                           {"team_size", plan.team_size},
+                           {"vector_length", plan.vector_length},
+                           {"grid_teams", plan.grid_teams},
+                           {"mean_us", t.mean_us},
+                           {"stddev_us", t.stddev_us},
+                           {"min_us", t.min_us},
+                           {"bytes", work.bytes},
+                           {"flops", work.flops},
+                           {"gb_per_s", gbs},
+                           {"tflop_per_s", tflops},
+                           {"num_seqs", layout.geometry.num_seqs},
+                           {"num_tokens", layout.geometry.num_tokens}});
+      }
+    });
+  }
+  if (!found) throw std::invalid_argument(o.scenario + ": no case named '" + o.only_case + "'");
+  if (!o.json_path.empty()) {
+    nlohmann::json doc{{"backend", ExecutionSpace::name()}, {"arch", std::string(build_arch())},
+                       {"date", today()},  {"scenario", o.scenario},
+                       {"warmup", o.warmup}, {"runs", o.runs}, {"results", results}};
+    std::ofstream(o.json_path) << doc.dump(1) << "\n";
+  }
+  return kSuccess;
+}
+
+}  // namespace kattn::cli

@@ -1,0 +1,114 @@
+// Tuning tables and the planner: parsing, evaluation, overrides and fitting to scratch limits.
+#include "kattn/core/error.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/tuning/tuning_table.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kattn {
+namespace {
+
+const char* const kTable = R"({
+  "arch": "test",
+  "defaults": {"variant": "qblock", "tile_size": 32, "block_m": 16, "team_size": 2, "vector_length": 1},
+  "tree": {"if": {"feature": "max_query_len", "at_most": 1},
+           "then": {"if": {"feature": "num_seqs", "at_most": 4},
+                    "then": {"name": "small-decode", "plan": {"variant": "segmented", "num_segments": 8}},
+                    "else": {"name": "decode", "plan": {"block_m": 4}}},
+           "else": {"name": "prefill", "plan": {"tile_size": 16}}}})";
+
+Geometry llama() {
+  Geometry g;
+  g.num_q_heads = 32;
+  g.num_kv_heads = 8;
+  g.head_size = 64;
+  g.block_size = 16;
+  return g;
+}
+
+BatchMetadata batch(int num_seqs, int max_query_len) {
+  BatchMetadata b;
+  b.num_seqs = num_seqs;
+  b.max_query_len = max_query_len;
+  return b;
+}
+
+TEST(TuningTable, WalksTheTree) {
+  const TuningTable table = TuningTable::parse(kTable, "test");
+  LaunchPlan plan = table.evaluate(batch(2, 1), llama());
+  EXPECT_EQ(plan.variant, Variant::segmented);
+  EXPECT_EQ(plan.num_segments, 8);
+  EXPECT_EQ(plan.tile_size, 32);  // from the defaults
+  EXPECT_EQ(plan.source, "table test: small-decode");
+  plan = table.evaluate(batch(64, 1), llama());
+  EXPECT_EQ(plan.variant, Variant::qblock);
+  EXPECT_EQ(plan.block_m, 4);
+  plan = table.evaluate(batch(2, 300), llama());
+  EXPECT_EQ(plan.tile_size, 16);
+  EXPECT_EQ(plan.source, "table test: prefill");
+}
+
+void expect_parse_error(const std::string& json, const std::string& needle) {
+  try {
+    TuningTable::parse(json, "bad.json");
+    FAIL() << "parsed " << json;
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuningTable, RejectsMalformedTables) {
+  expect_parse_error("{", "not valid JSON");
+  expect_parse_error(R"({"defaults": {}, "tree": {"plan": {}}})", "arch");
+  expect_parse_error(R"({"arch": "x", "defaults": {}, "tree": {"plan": {"variant": "fastest"}}})", "fastest");
+  expect_parse_error(R"({"arch": "x", "defaults": {}, "tree": {"plan": {"tile": 3}}})", "unknown plan field 'tile'");
+  expect_parse_error(R"({"arch": "x", "defaults": {"tile_size": 0}, "tree": {"plan": {}}})", "tile_size");
+  expect_parse_error(R"({"arch": "x", "defaults": {}, "tree": {"if": {"feature": "moon", "at_most": 1},
+                         "then": {"plan": {}}, "else": {"plan": {}}}})",
+                     "unknown feature 'moon'");
+  expect_parse_error(R"({"arch": "x", "defaults": {}, "tree": {"if": {"feature": "num_seqs", "at_most": 1},
+                         "then": {"plan": {}}}})",
+                     "tree");
+}
+
+TEST(TuningTable, ShippedTablesParse) {
+  for (const char* arch : {"cpu", "h100"}) {
+    const TuningTable* table = TuningTable::builtin(arch);
+    ASSERT_NE(table, nullptr) << arch;
+    EXPECT_EQ(table->arch(), arch);
+    EXPECT_NO_THROW(table->evaluate(batch(1, 1), llama()));
+  }
+}
+
+TEST(Planner, OverridesWinAndPlansFitScratch) {
+  const TuningTable table = TuningTable::parse(kTable, "test");
+  AttentionOptions options;
+  options.tuning_table = &table;
+  options.variant = Variant::qblock_static;
+  options.block_m = 1000;
+  options.tile_size = 4096;
+  Geometry g = llama();
+  const LaunchPlan plan = plan_launch(batch(2, 500), g, sizeof(float), options);
+  EXPECT_EQ(plan.variant, Variant::qblock_static);
+  EXPECT_EQ(plan.block_m % g.queries_per_kv(), 0);
+  EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)),
+            std::size_t(Kokkos::TeamPolicy<ExecutionSpace>::scratch_size_max(0)));
+  EXPECT_GT(plan.grid_teams, 0);
+}
+
+TEST(Planner, BaselineTilesAreBlocks) {
+  AttentionOptions options;
+  options.variant = Variant::baseline;
+  options.tile_size = 7;
+  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, options).tile_size, 16);
+}
+
+TEST(Planner, BlockMIsAtLeastOneTokenOfHeads) {
+  AttentionOptions options;
+  options.variant = Variant::qblock;
+  options.block_m = 1;
+  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, options).block_m, 4);
+}
+
+}  // namespace
+}  // namespace kattn
