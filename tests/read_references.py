@@ -16,6 +16,12 @@ def attention(case):
     seq_lens = case["seq_lens"][...]
     scale = float(case.attrs["softmax_scale"])
     causal = bool(case.attrs["causal"])
+    window = int(case.attrs.get("window_left", -1))
+    softcap = float(case.attrs.get("softcap", 0.0))
+    alibi = case["alibi_slopes"][...] if "alibi_slopes" in case else None
+    sinks = case["sinks"][...] if "sinks" in case else None
+    prefix = case["prefix_lens"][...] if "prefix_lens" in case else None
+    qq_bias = case["qq_bias"][...] if "qq_bias" in case else None
     block_size, num_kv_heads = k_cache.shape[1], k_cache.shape[2]
     group = q.shape[1] // num_kv_heads
     out = np.zeros_like(q)
@@ -25,12 +31,28 @@ def attention(case):
         keys = k_cache[blocks, positions % block_size]      # [seq_len, kv_heads, head]
         values = v_cache[blocks, positions % block_size]
         query_len = cu[s + 1] - cu[s]
+        context = seq_len - query_len
         for i in range(query_len):
-            visible = seq_len - query_len + i + 1 if causal else seq_len
+            position = context + i
+            mask = np.ones(seq_len, dtype=bool)
+            if causal:
+                mask &= (positions <= position) | (positions < (prefix[s] if prefix is not None else 0))
+            if window >= 0:
+                mask &= position - positions <= window
             for h in range(q.shape[1]):
-                scores = keys[:visible, h // group] @ q[cu[s] + i, h] * scale
-                weights = np.exp(scores - scores.max())
-                out[cu[s] + i, h] = weights @ values[:visible, h // group] / weights.sum()
+                scores = keys[:, h // group] @ q[cu[s] + i, h] * scale
+                if softcap > 0:
+                    scores = softcap * np.tanh(scores / softcap)
+                if alibi is not None:
+                    scores = scores + alibi[h] * (positions - position)
+                if qq_bias is not None:
+                    new = positions >= context
+                    scores[new] += qq_bias[i, positions[new] - context]
+                scores = np.where(mask, scores, -np.inf)
+                top = max(scores.max(), sinks[h] if sinks is not None else -np.inf)
+                weights = np.exp(scores - top)
+                total = weights.sum() + (np.exp(sinks[h] - top) if sinks is not None else 0.0)
+                out[cu[s] + i, h] = weights @ values[:, h // group] / total
     return out
 
 

@@ -22,6 +22,25 @@ void fill(std::vector<float>& values, std::mt19937_64& rng, float range, DType d
   }
 }
 
+double unit_random(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }  // [0, 1)
+
+void add_features(HostProblem& p, const FeatureSpec& f, std::mt19937_64& rng) {
+  const Geometry& g = p.geometry;
+  p.params.window_left = f.window_left;
+  p.params.softcap = f.softcap;
+  for (int h = 0; f.alibi && h < g.num_q_heads; ++h)
+    p.alibi_slopes.push_back(float(std::exp2(-8.0 * (h + 1) / g.num_q_heads)));
+  for (int h = 0; f.sinks && h < g.num_q_heads; ++h) p.sinks.push_back(float(4.0 * unit_random(rng) - 2.0));
+  for (int s = 0; f.prefix_lm && s < g.num_seqs; ++s)
+    p.prefix_lens.push_back(uniform_int(rng, 0, p.seq_lens[std::size_t(s)]));
+  if (f.qq_bias) {
+    for (int s = 0; s < g.num_seqs; ++s)
+      p.qq_bias_size = std::max(p.qq_bias_size, p.cu_seqlens_q[std::size_t(s) + 1] - p.cu_seqlens_q[std::size_t(s)]);
+    p.qq_bias.resize(std::size_t(p.qq_bias_size) * p.qq_bias_size);
+    for (float& x : p.qq_bias) x = float(2.0 * unit_random(rng) - 1.0);
+  }
+}
+
 }  // namespace
 
 HostProblem generate_batch(const BatchSpec& spec) {
@@ -61,6 +80,7 @@ HostProblem generate_batch(const BatchSpec& spec) {
     for (int b = 0; b < blocks; ++b) p.block_table[std::size_t(s) * g.max_blocks_per_seq + b] = ids[next++];
   }
 
+  add_features(p, spec.features, rng);
   if (!spec.with_values) return p;
   p.q.resize(std::size_t(g.q_elements()));
   p.k_cache.resize(std::size_t(g.cache_elements()));
@@ -80,6 +100,7 @@ BatchSpec draw_batch(const WorkloadSpec& spec) {
   batch.permute_blocks = spec.permute_blocks;
   batch.causal = spec.causal;
   batch.seed = rng();
+  batch.features = spec.features;
   const int num_decodes = int(std::lround(spec.decode_share * spec.batch_size));
   for (int s = 0; s < spec.batch_size; ++s) {
     SequenceShape shape;

@@ -24,6 +24,7 @@ struct BatchSpec {
   bool causal = true;
   std::uint64_t seed = 1;
   bool with_values = true;  // false: index tensors only, q/k/v left empty (benchmarks fill them on the device)
+  FeatureSpec features;
 };
 
 HostProblem generate_batch(const BatchSpec& spec);

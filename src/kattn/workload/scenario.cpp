@@ -38,10 +38,17 @@ WorkloadSpec parse_case(const nlohmann::json& j) {
   s.permute_blocks = j.value("permute_blocks", s.permute_blocks);
   s.causal = j.value("causal", s.causal);
   s.seed = j.value("seed", s.seed);
+  s.features.window_left = j.value("window_left", s.features.window_left);
+  s.features.softcap = j.value("softcap", s.features.softcap);
+  s.features.alibi = j.value("alibi", s.features.alibi);
+  s.features.sinks = j.value("sinks", s.features.sinks);
+  s.features.prefix_lm = j.value("prefix_lm", s.features.prefix_lm);
+  s.features.qq_bias = j.value("qq_bias", s.features.qq_bias);
   if (s.batch_size < 1 || s.min_seq_len < 1 || s.max_seq_len < s.min_seq_len || s.block_size < 1 ||
-      s.decode_share < 0.0 || s.decode_share > 1.0 || s.max_query_len < 0)
+      s.decode_share < 0.0 || s.decode_share > 1.0 || s.max_query_len < 0 || s.features.window_left < -1 ||
+      s.features.softcap < 0.0f)
     throw std::invalid_argument("needs batch_size >= 1, 1 <= min_seq_len <= max_seq_len, block_size >= 1, "
-                                "decode_share in [0, 1], max_query_len >= 0");
+                                "decode_share in [0, 1], max_query_len >= 0, window_left >= -1, softcap >= 0");
   return s;
 }
 

@@ -21,6 +21,16 @@ struct ModelGeometry {
 // mqa-small (MQA 16/1 x 64), tiny (GQA 4/2 x 64, for quick tests).
 ModelGeometry model_by_name(const std::string& name);
 
+// Optional attention features of generated problems.
+struct FeatureSpec {
+  int window_left = -1;    // sliding window (-1 = none)
+  float softcap = 0.0f;    // 0 = off
+  bool alibi = false;      // standard ALiBi slopes 2^(-8 (h + 1) / num_q_heads)
+  bool sinks = false;      // a sink logit per head, uniform in [-2, 2)
+  bool prefix_lm = false;  // a prefix length per sequence, uniform in [0, seq_len]
+  bool qq_bias = false;    // a bias matrix over the new tokens, uniform in [-1, 1)
+};
+
 struct WorkloadSpec {
   std::string name;
   ModelGeometry model;
@@ -35,6 +45,7 @@ struct WorkloadSpec {
   bool permute_blocks = true;  // block ids are a random permutation instead of consecutive
   bool causal = true;
   std::uint64_t seed = 1;
+  FeatureSpec features;
 };
 
 // Reads a scenario file: {"name": ..., "cases": [{...}, ...]}; a case's "dtypes" list expands it
