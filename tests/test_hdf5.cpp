@@ -36,7 +36,10 @@ TEST(Hdf5, RoundTripIsExact) {
   written.problem.qq_bias.assign(36, 0.125f);
   written.problem.params.window_left = 5;
   written.problem.params.softcap = 20.0f;
-  written.problem.params.fp8 = Fp8Scales{0.5f, 2.0f, 4.0f};
+  written.problem.params.k_scale = 0.5f;
+  written.problem.params.v_scale = 2.0f;
+  written.problem.params.out_scale = 4.0f;
+  written.problem.fp8_out = true;
   write_problem_file(path, {written});
   const std::vector<ProblemCase> read = read_problem_file(path);
   ASSERT_EQ(read.size(), 1u);
@@ -54,8 +57,10 @@ TEST(Hdf5, RoundTripIsExact) {
   EXPECT_EQ(c.problem.qq_bias_size, 6);
   EXPECT_EQ(c.problem.params.window_left, 5);
   EXPECT_EQ(c.problem.params.softcap, 20.0f);
-  ASSERT_TRUE(c.problem.params.fp8.has_value());
-  EXPECT_EQ(c.problem.params.fp8->v_scale, 2.0f);
+  EXPECT_EQ(c.problem.params.v_scale, 2.0f);
+  EXPECT_EQ(c.problem.params.out_scale, 4.0f);
+  EXPECT_TRUE(c.problem.fp8_out);
+  EXPECT_FALSE(c.problem.fp8_kv_cache);
   EXPECT_EQ(c.problem.q, written.problem.q);
   EXPECT_EQ(c.problem.k_cache, written.problem.k_cache);
   EXPECT_EQ(c.problem.v_cache, written.problem.v_cache);

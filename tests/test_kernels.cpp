@@ -18,7 +18,7 @@ namespace {
 void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
   const ProblemRun run = run_problem(problem, options);
   EXPECT_EQ(run.plan.variant, *options.variant);
-  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem.dtype);
+  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem.out_dtype());
   EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
                           << c.max_rel_error;
 }
@@ -150,6 +150,11 @@ HostProblem random_feature_problem(std::uint64_t seed) {
   spec.block_size = std::vector<int>{1, 5, 16, 544}[std::size_t(pick(4))];
   spec.causal = pick(4) != 0;
   spec.seed = seed;
+  spec.features.fp8_kv_cache = pick(3) == 0;
+  spec.features.k_scale = spec.features.fp8_kv_cache ? 0.25f * float(1 + pick(8)) : 1.0f;
+  spec.features.v_scale = spec.features.fp8_kv_cache ? 0.25f * float(1 + pick(8)) : 1.0f;
+  spec.features.fp8_out = pick(4) == 0;
+  spec.features.out_scale = spec.features.fp8_out ? 0.005f * float(1 + pick(8)) : 1.0f;
   const int num_seqs = 1 + pick(4);
   int max_query = 0;
   for (int s = 0; s < num_seqs; ++s) {

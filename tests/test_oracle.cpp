@@ -119,10 +119,13 @@ TEST(Oracle, QqBiasAppliesBetweenNewTokens) {
   EXPECT_NEAR(oracle_attention(p)[1], 0.5 * 2.0 + 0.5 * 6.0, 1e-6);
 }
 
-TEST(Oracle, RejectsUnsupportedFeatures) {
+TEST(Oracle, ScalesDequantiseAndQuantise) {
   HostProblem p = two_token_problem();
-  p.params.fp8 = Fp8Scales{};
-  EXPECT_THROW(oracle_attention(p), NotSupported);
+  p.params.k_scale = 2.0f;  // scores 0 and 2 ln 3: weights 1 : 9
+  p.params.v_scale = 0.5f;  // values 1 and 3
+  p.fp8_out = true;
+  p.params.out_scale = 0.25f;
+  EXPECT_NEAR(oracle_attention(p)[1], (0.1 * 1.0 + 0.9 * 3.0) / 0.25, 1e-6);
 }
 
 }  // namespace

@@ -57,6 +57,32 @@ TEST(StorageTypes, Bf16RoundsToNearestEven) {
   }
 }
 
+TEST(StorageTypes, Fp8E4m3RoundTripsAndSaturates) {
+  for (int bits = 0; bits < 256; ++bits) {
+    const float f = fp8_e4m3_to_float({std::uint8_t(bits)});
+    if (std::isnan(f)) {
+      EXPECT_TRUE((bits & 0x7f) == 0x7f) << bits;
+      continue;
+    }
+    if (bits == 0x80) continue;  // -0 reads back as -0 but 0 == -0 makes the check below moot
+    ASSERT_EQ(fp8_e4m3_from_float(f).bits, bits) << "bits " << bits;
+  }
+  EXPECT_EQ(fp8_e4m3_to_float({0x7e}), 448.0f);
+  EXPECT_EQ(fp8_e4m3_to_float({0x01}), std::ldexp(1.0f, -9));  // smallest subnormal
+  EXPECT_EQ(fp8_e4m3_to_float({0x08}), std::ldexp(1.0f, -6));  // smallest normal
+  EXPECT_EQ(fp8_e4m3_from_float(1000.0f).bits, 0x7e);          // saturates at 448
+  EXPECT_EQ(fp8_e4m3_from_float(-1e30f).bits, 0xfe);
+  EXPECT_EQ(fp8_e4m3_from_float(std::numeric_limits<float>::infinity()).bits, 0x7e);
+  EXPECT_EQ(fp8_e4m3_from_float(440.0f).bits, 0x7e);            // above the 432 tie: 448
+  EXPECT_EQ(fp8_e4m3_from_float(432.0f).bits, 0x7e);            // tie between 416 (0x7d, odd) and 448: even
+  EXPECT_EQ(fp8_e4m3_from_float(1.0625f).bits, 0x38);           // tie between 1 and 1.125: even
+  EXPECT_EQ(fp8_e4m3_from_float(1.1875f).bits, 0x3a);           // tie between 1.125 and 1.25: even
+  EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(1.0f, -10)).bits, 0x00);  // tie with zero
+  EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(1.5f, -10)).bits, 0x01);
+  EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(3.0f, -10)).bits, 0x02);  // 1.5 × 2^-9: tie, even
+  EXPECT_EQ(round_to_dtype(0.3f, DType::fp8_e4m3), 0.3125f);
+}
+
 TEST(StorageTypes, RoundToDtypeMatchesStorage) {
   EXPECT_EQ(round_to_dtype(0.1f, DType::fp32), 0.1f);
   EXPECT_EQ(round_to_dtype(0.1f, DType::fp16), fp16_to_float(fp16_from_float(0.1f)));

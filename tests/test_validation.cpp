@@ -64,7 +64,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"prefix_negative", [](HostProblem& p) { p.prefix_lens = {0, 0, -1}; }, "prefix_lens[2]"},
         BadInput{"qq_bias_wrong_size", [](HostProblem& p) { p.qq_bias_size = 6; p.qq_bias.assign(35, 0.0f); }, "qq_bias"},
         BadInput{"qq_bias_too_small", [](HostProblem& p) { p.qq_bias_size = 5; p.qq_bias.assign(25, 0.0f); }, "qq_bias"},
-        BadInput{"fp8_scale_zero", [](HostProblem& p) { p.params.fp8 = Fp8Scales{0.0f, 1.0f, 1.0f}; }, "fp8.k_scale"},
+        BadInput{"k_scale_zero", [](HostProblem& p) { p.params.k_scale = 0.0f; }, "k_scale"},
+        BadInput{"v_scale_nan", [](HostProblem& p) { p.params.v_scale = kNaN; }, "v_scale"},
+        BadInput{"out_scale_negative", [](HostProblem& p) { p.params.out_scale = -1.0f; }, "out_scale"},
+        BadInput{"q_in_fp8", [](HostProblem& p) { p.dtype = DType::fp8_e4m3; }, "dtype"},
         BadInput{"q_wrong_size", [](HostProblem& p) { p.q.pop_back(); }, "q"},
         BadInput{"k_wrong_size", [](HostProblem& p) { p.k_cache.pop_back(); }, "k_cache"},
         BadInput{"v_wrong_size", [](HostProblem& p) { p.v_cache.push_back(0.0f); }, "v_cache"},
@@ -191,11 +194,6 @@ TEST_F(DeviceValidation, BlockIdOutOfRangeOnDevice) {
 TEST_F(DeviceValidation, DecreasingCuSeqlens) {
   Kokkos::deep_copy(Kokkos::subview(cu_seqlens_q, 2), 0);
   expect_rejected<InvalidProblem>(out, "cu_seqlens_q[2]");
-}
-
-TEST_F(DeviceValidation, UnsupportedFeaturesAreRejectedClearly) {
-  problem.params.fp8 = Fp8Scales{};
-  expect_rejected<NotSupported>(out, "fp8");
 }
 
 TEST_F(DeviceValidation, FeatureTensorShapes) {

@@ -14,9 +14,10 @@
 
 namespace kattn {
 
-// Storage is float, fp16_t or bf16_t; inputs and output live in kattn::MemorySpace.
-template <class Storage>
-LaunchPlan attention(const AttentionInputs<Storage>& inputs, const AttentionParams& params,
-                     const AttentionOutput<Storage>& out, const AttentionOptions& options = {});
+// Q is float, fp16_t or bf16_t; Cache and Out are Q or fp8_e4m3_t. Inputs and output live in
+// kattn::MemorySpace. Returns the plan that ran.
+template <class Q, class Cache, class Out>
+LaunchPlan attention(const AttentionInputs<Q, Cache>& inputs, const AttentionParams& params,
+                     const AttentionOutput<Out>& out, const AttentionOptions& options = {});
 
 }  // namespace kattn

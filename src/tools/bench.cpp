@@ -25,7 +25,7 @@ struct Work {
   double flops = 0.0;
 };
 
-Work work_of(const HostProblem& p, std::size_t element_bytes) {
+Work work_of(const HostProblem& p, std::size_t element_bytes, std::size_t cache_bytes) {
   const Geometry& g = p.geometry;
   Work w;
   w.bytes = 2.0 * double(g.q_elements()) * double(element_bytes);
@@ -33,7 +33,7 @@ Work work_of(const HostProblem& p, std::size_t element_bytes) {
   for (int s = 0; s < g.num_seqs; ++s) {
     const int query_len = p.cu_seqlens_q[std::size_t(s) + 1] - p.cu_seqlens_q[std::size_t(s)];
     const double seq_len = p.seq_lens[std::size_t(s)];
-    w.bytes += 2.0 * seq_len * g.num_kv_heads * g.head_size * double(element_bytes);
+    w.bytes += 2.0 * seq_len * g.num_kv_heads * g.head_size * double(cache_bytes);
     const double context = seq_len - query_len;
     // causal: keys context+1 .. context+query_len; otherwise seq_len each
     pairs += p.params.causal ? query_len * context + 0.5 * query_len * (query_len + 1.0) : query_len * seq_len;
@@ -49,8 +49,8 @@ struct Timing {
 };
 
 // Host call to completion of each run: fenced before and after.
-template <class Storage>
-Timing time_runs(const DeviceProblem<Storage>& d, const AttentionOptions& options, int warmup, int runs,
+template <class Device>
+Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, int runs,
                  LaunchPlan& plan) {
   for (int i = 0; i < warmup; ++i) plan = attention(d.inputs, d.params, d.out, options);
   Kokkos::fence();
@@ -121,10 +121,12 @@ int bench_command(const BenchOptions& o) {
     BatchSpec batch = draw_batch(spec);
     batch.with_values = false;
     const HostProblem layout = generate_batch(batch);
-    dispatch_dtype(spec.dtype, [&](auto tag) {
-      using Storage = decltype(tag);
-      const DeviceProblem<Storage> device = synthesize_problem<Storage>(layout, spec.seed);
-      const Work work = work_of(layout, sizeof(Storage));
+    dispatch_storage(layout.dtype, layout.kv_dtype(), layout.out_dtype(), [&](auto q, auto cache, auto out) {
+      using Q = decltype(q);
+      using Cache = decltype(cache);
+      using Out = decltype(out);
+      const DeviceProblem<Q, Cache, Out> device = synthesize_problem<Q, Cache, Out>(layout, spec.seed);
+      const Work work = work_of(layout, sizeof(Q), sizeof(Cache));
       for (const AttentionOptions& options : configurations) {
         LaunchPlan plan;
         const Timing t = time_runs(device, options, o.warmup, o.runs, plan);

@@ -28,11 +28,16 @@ std::vector<std::optional<Variant>> selected_variants(const std::string& name) {
   return all;
 }
 
+// "bf16", or "bf16 kv8 out8" when the cache or the output is fp8.
+std::string storage_label(const HostProblem& p) {
+  return std::string(to_string(p.dtype)) + (p.fp8_kv_cache ? " kv8" : "") + (p.fp8_out ? " out8" : "");
+}
+
 int validate_command(const std::string& path, const std::string& variant_name, const std::string& only_case) {
   const std::vector<ProblemCase> cases = read_problem_file(path);
   const std::vector<std::optional<Variant>> variants = selected_variants(variant_name);
   fmt::print("kattn validate {} on {}\n", path, ExecutionSpace::name());
-  fmt::print("{:<32} {:<5} {:<17} {:>12} {:>12}  {}\n", "case", "dtype", "variant", "max abs err", "max rel err",
+  fmt::print("{:<32} {:<13} {:<17} {:>12} {:>12}  {}\n", "case", "dtype", "variant", "max abs err", "max rel err",
              "result");
   int checked = 0, failed = 0;
   for (const ProblemCase& c : cases) {
@@ -42,10 +47,10 @@ int validate_command(const std::string& path, const std::string& variant_name, c
       AttentionOptions options;
       options.variant = variant;
       const ProblemRun run = run_problem(c.problem, options);
-      const Comparison result = compare_to_reference(run.out, c.expected, c.problem.dtype);
+      const Comparison result = compare_to_reference(run.out, c.expected, c.problem.out_dtype());
       ++checked;
       failed += result.passed() ? 0 : 1;
-      fmt::print("{:<32} {:<5} {:<17} {:>12.3e} {:>12.3e}  {}\n", c.name, to_string(c.problem.dtype),
+      fmt::print("{:<32} {:<13} {:<17} {:>12.3e} {:>12.3e}  {}\n", c.name, storage_label(c.problem),
                  to_string(run.plan.variant), result.max_abs_error, result.max_rel_error,
                  result.passed() ? "pass" : fmt::format("FAIL ({} elements)", result.failures));
     }

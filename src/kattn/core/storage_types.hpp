@@ -15,6 +15,10 @@ struct fp16_t {
 struct bf16_t {
   std::uint16_t bits;
 };
+// OCP FP8 E4M3 ("e4m3fn"): bias 7, 3 mantissa bits, largest finite 448, no infinities, NaN = S.1111.111.
+struct fp8_e4m3_t {
+  std::uint8_t bits;
+};
 
 namespace detail {
 
@@ -79,6 +83,34 @@ KOKKOS_INLINE_FUNCTION float bf16_to_float(bf16_t b) {
   return detail::bits_float(static_cast<std::uint32_t>(b.bits) << 16);
 }
 
+KOKKOS_INLINE_FUNCTION float fp8_e4m3_to_float(fp8_e4m3_t f) {
+  const std::uint32_t exponent = (f.bits >> 3) & 0xfu;
+  const std::uint32_t mantissa = f.bits & 0x7u;
+  float value;
+  if (exponent == 0xfu && mantissa == 0x7u) value = detail::bits_float(0x7fc00000u);  // NaN
+  else if (exponent == 0) value = float(mantissa) * 0.001953125f;                    // subnormal: m * 2^-9
+  else value = detail::bits_float(((exponent + 120u) << 23) | (mantissa << 20));
+  return (f.bits & 0x80u) ? -value : value;
+}
+
+// Round to nearest even, saturating at ±448 (the clamp fp8 outputs need); NaN stays NaN.
+KOKKOS_INLINE_FUNCTION fp8_e4m3_t fp8_e4m3_from_float(float f) {
+  const std::uint32_t x = detail::float_bits(f);
+  const std::uint8_t sign = static_cast<std::uint8_t>((x >> 24) & 0x80u);
+  const std::uint32_t magnitude = x & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return {static_cast<std::uint8_t>(sign | 0x7fu)};
+  if (magnitude >= 0x43e00000u) return {static_cast<std::uint8_t>(sign | 0x7eu)};  // >= 448: saturate
+  if (magnitude <= 0x3a800000u) return {sign};  // <= 2^-10 rounds to (even) zero
+  if (magnitude < 0x3c800000u) {  // below 2^-6: subnormal, units of 2^-9
+    const std::uint32_t exponent = magnitude >> 23;
+    const std::uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+    return {static_cast<std::uint8_t>(sign | detail::shift_round_even(mantissa, 141 - static_cast<int>(exponent)))};
+  }
+  // Normal: rebias 127 -> 7 and round the 20 dropped mantissa bits (a carry is correct, and the
+  // largest result below 448's rounding boundary is 0x7e).
+  return {static_cast<std::uint8_t>(sign | detail::shift_round_even(magnitude - 0x3c000000u, 20))};
+}
+
 // Uniform access for kernels templated on the storage type.
 template <class Storage>
 struct StorageTraits;
@@ -97,6 +129,12 @@ template <>
 struct StorageTraits<bf16_t> {
   KOKKOS_INLINE_FUNCTION static float to_float(bf16_t v) { return bf16_to_float(v); }
   KOKKOS_INLINE_FUNCTION static bf16_t from_float(float v) { return bf16_from_float(v); }
+};
+
+template <>
+struct StorageTraits<fp8_e4m3_t> {
+  KOKKOS_INLINE_FUNCTION static float to_float(fp8_e4m3_t v) { return fp8_e4m3_to_float(v); }
+  KOKKOS_INLINE_FUNCTION static fp8_e4m3_t from_float(float v) { return fp8_e4m3_from_float(v); }
 };
 
 template <class Storage>

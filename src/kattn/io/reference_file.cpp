@@ -51,11 +51,11 @@ void write_case(const h5::Group& cases, const ProblemCase& c) {
   group.write_attribute("causal", std::int64_t(p.params.causal));
   group.write_attribute("window_left", std::int64_t(p.params.window_left));
   group.write_attribute("softcap", double(p.params.softcap));
-  if (p.params.fp8) {
-    group.write_attribute("fp8_k_scale", double(p.params.fp8->k_scale));
-    group.write_attribute("fp8_v_scale", double(p.params.fp8->v_scale));
-    group.write_attribute("fp8_out_scale", double(p.params.fp8->out_scale));
-  }
+  group.write_attribute("kv_dtype", std::string(to_string(p.kv_dtype())));
+  group.write_attribute("out_dtype", std::string(to_string(p.out_dtype())));
+  group.write_attribute("k_scale", double(p.params.k_scale));
+  group.write_attribute("v_scale", double(p.params.v_scale));
+  group.write_attribute("out_scale", double(p.params.out_scale));
   group.write("q", p.q, dims({g.num_tokens, g.num_q_heads, g.head_size}));
   const h5::Dims cache = dims({g.num_blocks, g.block_size, g.num_kv_heads, g.head_size});
   group.write("k_cache", p.k_cache, cache);
@@ -91,6 +91,7 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   HostProblem& p = c.problem;
   try {
     p.dtype = parse_dtype(group.read_string("dtype"));
+    if (p.dtype == DType::fp8_e4m3) throw std::invalid_argument("dtype of q cannot be fp8_e4m3");
   } catch (const std::invalid_argument& e) {
     throw FileFormatError(group.where(), e.what());
   }
@@ -98,9 +99,16 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   p.params.causal = group.has_attribute("causal") ? group.read_int("causal") != 0 : true;
   p.params.window_left = group.has_attribute("window_left") ? int(group.read_int("window_left")) : -1;
   p.params.softcap = group.has_attribute("softcap") ? float(group.read_double("softcap")) : 0.0f;
-  if (group.has_attribute("fp8_k_scale"))
-    p.params.fp8 = Fp8Scales{float(group.read_double("fp8_k_scale")), float(group.read_double("fp8_v_scale")),
-                             float(group.read_double("fp8_out_scale"))};
+  p.params.k_scale = group.has_attribute("k_scale") ? float(group.read_double("k_scale")) : 1.0f;
+  p.params.v_scale = group.has_attribute("v_scale") ? float(group.read_double("v_scale")) : 1.0f;
+  p.params.out_scale = group.has_attribute("out_scale") ? float(group.read_double("out_scale")) : 1.0f;
+  for (const char* name : {"kv_dtype", "out_dtype"}) {
+    if (!group.has_attribute(name)) continue;
+    const std::string value = group.read_string(name);
+    if (value != to_string(p.dtype) && value != to_string(DType::fp8_e4m3))
+      throw FileFormatError(group.where(), std::string(name) + " '" + value + "' must equal dtype or be fp8_e4m3");
+    (std::string(name) == "kv_dtype" ? p.fp8_kv_cache : p.fp8_out) = value == to_string(DType::fp8_e4m3);
+  }
 
   auto q = read_shaped<float>(group, "q", 3);
   auto k = read_shaped<float>(group, "k_cache", 4);
@@ -144,15 +152,15 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   } catch (const InvalidProblem& e) {
     throw FileFormatError(group.where(), e.what());
   }
-  const auto require_representable = [&](const std::vector<float>& values, const char* field) {
+  const auto require_representable = [&](const std::vector<float>& values, const char* field, DType dtype) {
     for (float x : values)
-      if (!std::isfinite(x) || round_to_dtype(x, p.dtype) != x)
+      if (!std::isfinite(x) || round_to_dtype(x, dtype) != x)
         throw FileFormatError(group.where(), std::string(field) + " holds " + std::to_string(x) +
-                                                 ", which is not a finite " + std::string(to_string(p.dtype)) + " value");
+                                                 ", which is not a finite " + std::string(to_string(dtype)) + " value");
   };
-  require_representable(p.q, "q");
-  require_representable(p.k_cache, "k_cache");
-  require_representable(p.v_cache, "v_cache");
+  require_representable(p.q, "q", p.dtype);
+  require_representable(p.k_cache, "k_cache", p.kv_dtype());
+  require_representable(p.v_cache, "v_cache", p.kv_dtype());
   if (group.contains("out_ref")) {
     auto expected = read_shaped<double>(group, "out_ref", 3);
     if (expected.dims != q.dims) throw FileFormatError(group.where(), "out_ref shape differs from q's");
@@ -193,7 +201,7 @@ void write_output_file(const std::string& path, const ProblemCase& source, const
     file.write_attribute("schema", std::string("kattn-output"));
     file.write_attribute("schema_version", kSchemaVersion);
     file.write_attribute("case", source.name);
-    file.write_attribute("dtype", std::string(to_string(source.problem.dtype)));
+    file.write_attribute("dtype", std::string(to_string(source.problem.out_dtype())));
     file.write_attribute("variant", variant);
     file.write("out", out, dims({g.num_tokens, g.num_q_heads, g.head_size}));
   });

@@ -17,8 +17,8 @@ void require_extent(const View& view, int dim, std::int64_t expected, const char
                                    ", expected " + what + " = " + std::to_string(expected));
 }
 
-template <class Storage>
-void validate_inputs(const AttentionInputs<Storage>& in, const AttentionOutput<Storage>& out, const Geometry& g) {
+template <class Q, class Cache, class Out>
+void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out, const Geometry& g) {
   validate_geometry(g);
   for (int dim = 0; dim < 3; ++dim) require_extent(out, dim, std::int64_t(in.q.extent(dim)), "out", "the extent of q");
   require_extent(in.k_cache, 3, g.head_size, "k_cache", "head_size of q");
@@ -45,8 +45,8 @@ void validate_inputs(const AttentionInputs<Storage>& in, const AttentionOutput<S
   }
 }
 
-template <class Storage, bool Segmented>
-void launch_qblock(const KernelArgs<Storage, MemorySpace>& args, const Geometry& g, const LaunchPlan& plan) {
+template <bool Segmented, class Args>
+void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) {
   const int q_per_kv = g.queries_per_kv();
   const int block_q = plan.block_q(q_per_kv);
   const bool static_grid = is_static_grid(plan.variant);
@@ -64,15 +64,15 @@ void launch_qblock(const KernelArgs<Storage, MemorySpace>& args, const Geometry&
     partials.sum = decltype(partials.sum)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_sum")),
                                           plan.num_segments, g.num_tokens, g.num_q_heads);
   }
-  using Kernel = QBlockKernel<ExecutionSpace, Storage, Segmented>;
+  using Kernel = QBlockKernel<ExecutionSpace, Args, Segmented>;
   const Kernel kernel{args, cu_q_blocks, partials, block_q, plan.block_m, plan.tile_size, plan.num_segments, static_grid};
   typename Kernel::Policy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
   policy.set_scratch_size(
-      0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Storage))));
+      0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(typename Args::cache_type))));
   Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
 
   if (Segmented) {
-    using Reduce = SegmentReduceKernel<ExecutionSpace, Storage>;
+    using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
     const Reduce reduce{args, partials, plan.num_segments, static_grid};
     const int rows = g.num_tokens * g.num_q_heads;
     Kokkos::parallel_for("kattn::segment_reduce",
@@ -83,9 +83,9 @@ void launch_qblock(const KernelArgs<Storage, MemorySpace>& args, const Geometry&
 
 }  // namespace
 
-template <class Storage>
-LaunchPlan attention(const AttentionInputs<Storage>& in, const AttentionParams& params,
-                     const AttentionOutput<Storage>& out, const AttentionOptions& options) {
+template <class Q, class Cache, class Out>
+LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
+                     const AttentionOutput<Out>& out, const AttentionOptions& options) {
   const Geometry g = in.geometry();
   validate_inputs(in, out, g);
   validate_params(g, params);
@@ -98,26 +98,33 @@ LaunchPlan attention(const AttentionInputs<Storage>& in, const AttentionParams& 
   validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data(),
                            prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
                            in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
-  if (const std::string missing = params.unsupported_features(); !missing.empty()) throw NotSupported(missing);
 
   const BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
-  const LaunchPlan plan = plan_launch(batch, g, sizeof(Storage), options);
+  const LaunchPlan plan = plan_launch(batch, g, sizeof(Cache), options);
   const auto args = make_kernel_args(in, params, out);
+  using Args = decltype(args);
   switch (plan.variant) {
-    case Variant::baseline: BaselineKernel<ExecutionSpace, Storage>::launch(args, g.num_tokens, plan); break;
+    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(args, g.num_tokens, plan); break;
     case Variant::qblock:
-    case Variant::qblock_static: launch_qblock<Storage, false>(args, g, plan); break;
+    case Variant::qblock_static: launch_qblock<false>(args, g, plan); break;
     case Variant::segmented:
-    case Variant::segmented_static: launch_qblock<Storage, true>(args, g, plan); break;
+    case Variant::segmented_static: launch_qblock<true>(args, g, plan); break;
   }
   return plan;
 }
 
-template LaunchPlan attention<float>(const AttentionInputs<float>&, const AttentionParams&,
-                                     const AttentionOutput<float>&, const AttentionOptions&);
-template LaunchPlan attention<fp16_t>(const AttentionInputs<fp16_t>&, const AttentionParams&,
-                                      const AttentionOutput<fp16_t>&, const AttentionOptions&);
-template LaunchPlan attention<bf16_t>(const AttentionInputs<bf16_t>&, const AttentionParams&,
-                                      const AttentionOutput<bf16_t>&, const AttentionOptions&);
+// The storage combinations kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the
+// cache and out each q's type or fp8.
+#define KATTN_INSTANTIATE(Q, Cache, Out)                                                                \
+  template LaunchPlan attention<Q, Cache, Out>(const AttentionInputs<Q, Cache>&, const AttentionParams&, \
+                                               const AttentionOutput<Out>&, const AttentionOptions&);
+#define KATTN_INSTANTIATE_Q(Q)          \
+  KATTN_INSTANTIATE(Q, Q, Q)            \
+  KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t)   \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, Q)   \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, fp8_e4m3_t)
+KATTN_INSTANTIATE_Q(float)
+KATTN_INSTANTIATE_Q(fp16_t)
+KATTN_INSTANTIATE_Q(bf16_t)
 
 }  // namespace kattn

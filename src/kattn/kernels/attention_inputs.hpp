@@ -10,17 +10,19 @@
 
 namespace kattn {
 
-template <class Storage, class Memory = MemorySpace>
+// Q is the storage type of q (float, fp16_t or bf16_t); Cache that of the KV cache (Q or
+// fp8_e4m3_t).
+template <class Q, class Cache = Q, class Memory = MemorySpace>
 struct AttentionInputs {
   using memory_space = Memory;
   template <class T>
   using Vector = Kokkos::View<T, Kokkos::LayoutRight, Memory>;
 
-  Vector<const Storage***> q;  // [num_tokens, num_q_heads, head_size]
+  Vector<const Q***> q;  // [num_tokens, num_q_heads, head_size]
   // [num_blocks, block_size, num_kv_heads, head_size]; strided views of a larger tensor are fine
   // as long as the head dimension is contiguous.
-  Kokkos::View<const Storage****, Kokkos::LayoutStride, Memory> k_cache;
-  Kokkos::View<const Storage****, Kokkos::LayoutStride, Memory> v_cache;
+  Kokkos::View<const Cache****, Kokkos::LayoutStride, Memory> k_cache;
+  Kokkos::View<const Cache****, Kokkos::LayoutStride, Memory> v_cache;
   Vector<const std::int32_t**> block_table;  // [num_seqs, max_blocks_per_seq]
   Vector<const std::int32_t*> cu_seqlens_q;  // [num_seqs + 1]
   Vector<const std::int32_t*> seq_lens;      // [num_seqs]
@@ -44,7 +46,8 @@ struct AttentionInputs {
   }
 };
 
-template <class Storage, class Memory = MemorySpace>
-using AttentionOutput = Kokkos::View<Storage***, Kokkos::LayoutRight, Memory>;  // like q
+// [num_tokens, num_q_heads, head_size]; Out is Q or fp8_e4m3_t.
+template <class Out, class Memory = MemorySpace>
+using AttentionOutput = Kokkos::View<Out***, Kokkos::LayoutRight, Memory>;
 
 }  // namespace kattn

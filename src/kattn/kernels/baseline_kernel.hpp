@@ -10,12 +10,12 @@
 
 namespace kattn {
 
-template <class Space, class Storage>
+template <class Space, class Args>
 struct BaselineKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
 
-  KernelArgs<Storage, typename Space::memory_space> args;
+  Args args;
   int tile_size;
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -57,10 +57,10 @@ struct BaselineKernel {
 
     const float inverse_sum = state.inverse_sum();
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size),
-                         [&](int d) { args.out(token, head, d) = from_float<Storage>(acc(d) * inverse_sum); });
+                         [&](int d) { args.store_out(token, head, d, acc(d) * inverse_sum); });
   }
 
-  static void launch(const KernelArgs<Storage, typename Space::memory_space>& args, int num_tokens,
+  static void launch(const Args& args, int num_tokens,
                      const LaunchPlan& plan) {
     if (num_tokens == 0) return;
     BaselineKernel kernel{args, plan.tile_size};

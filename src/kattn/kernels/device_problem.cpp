@@ -35,10 +35,10 @@ DeviceView fill_hashed(DeviceView device, std::uint64_t seed) {
   return device;
 }
 
-template <class Storage>
-DeviceProblem<Storage> allocate_with_index(const HostProblem& p) {
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> allocate_with_index(const HostProblem& p) {
   const Geometry& g = p.geometry;
-  DeviceProblem<Storage> d;
+  DeviceProblem<Q, Cache, Out> d;
   d.params = p.params;
   d.inputs.block_table = upload(Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace>(
                                     "kattn::block_table", g.num_seqs, g.max_blocks_per_seq),
@@ -48,7 +48,7 @@ DeviceProblem<Storage> allocate_with_index(const HostProblem& p) {
       p.cu_seqlens_q);
   d.inputs.seq_lens =
       upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::seq_lens", g.num_seqs), p.seq_lens);
-  d.out = AttentionOutput<Storage>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
+  d.out = AttentionOutput<Out>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
   using Floats = Kokkos::View<float*, Kokkos::LayoutRight, MemorySpace>;
   if (!p.alibi_slopes.empty()) d.inputs.alibi_slopes = upload(Floats("kattn::alibi_slopes", g.num_q_heads), p.alibi_slopes);
   if (!p.sinks.empty()) d.inputs.sinks = upload(Floats("kattn::sinks", g.num_q_heads), p.sinks);
@@ -65,42 +65,48 @@ DeviceProblem<Storage> allocate_with_index(const HostProblem& p) {
 template <class Storage>
 using Tokens = Kokkos::View<Storage***, Kokkos::LayoutRight, MemorySpace>;
 template <class Storage>
-using Cache = Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace>;
+using CacheView = Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace>;
 
 }  // namespace detail
 
 using namespace detail;
 
-template <class Storage>
-DeviceProblem<Storage> upload_problem(const HostProblem& p) {
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& p) {
   const Geometry& g = p.geometry;
-  DeviceProblem<Storage> d = allocate_with_index<Storage>(p);
-  d.inputs.q = upload(Tokens<Storage>("kattn::q", g.num_tokens, g.num_q_heads, g.head_size), p.q);
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(p);
+  d.inputs.q = upload(Tokens<Q>("kattn::q", g.num_tokens, g.num_q_heads, g.head_size), p.q);
   d.inputs.k_cache =
-      upload(Cache<Storage>("kattn::k_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.k_cache);
+      upload(CacheView<Cache>("kattn::k_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.k_cache);
   d.inputs.v_cache =
-      upload(Cache<Storage>("kattn::v_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.v_cache);
+      upload(CacheView<Cache>("kattn::v_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.v_cache);
   return d;
 }
 
-template <class Storage>
-DeviceProblem<Storage> synthesize_problem(const HostProblem& layout, std::uint64_t seed) {
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed) {
   const Geometry& g = layout.geometry;
-  DeviceProblem<Storage> d = allocate_with_index<Storage>(layout);
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
   const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-  d.inputs.q = fill_hashed(Tokens<Storage>(no_init("kattn::q"), g.num_tokens, g.num_q_heads, g.head_size), seed);
+  d.inputs.q = fill_hashed(Tokens<Q>(no_init("kattn::q"), g.num_tokens, g.num_q_heads, g.head_size), seed);
   d.inputs.k_cache = fill_hashed(
-      Cache<Storage>(no_init("kattn::k_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 1);
+      CacheView<Cache>(no_init("kattn::k_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 1);
   d.inputs.v_cache = fill_hashed(
-      Cache<Storage>(no_init("kattn::v_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 2);
+      CacheView<Cache>(no_init("kattn::v_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 2);
   return d;
 }
 
-template DeviceProblem<float> upload_problem<float>(const HostProblem&);
-template DeviceProblem<fp16_t> upload_problem<fp16_t>(const HostProblem&);
-template DeviceProblem<bf16_t> upload_problem<bf16_t>(const HostProblem&);
-template DeviceProblem<float> synthesize_problem<float>(const HostProblem&, std::uint64_t);
-template DeviceProblem<fp16_t> synthesize_problem<fp16_t>(const HostProblem&, std::uint64_t);
-template DeviceProblem<bf16_t> synthesize_problem<bf16_t>(const HostProblem&, std::uint64_t);
+#define KATTN_INSTANTIATE(Q, Cache, Out)                                                          \
+  template DeviceProblem<Q, Cache, Out> upload_problem<Q, Cache, Out>(const HostProblem&);       \
+  template DeviceProblem<Q, Cache, Out> synthesize_problem<Q, Cache, Out>(const HostProblem&, \
+                                                                         std::uint64_t);
+#define KATTN_INSTANTIATE_Q(Q)        \
+  KATTN_INSTANTIATE(Q, Q, Q)          \
+  KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t) \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, Q) \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, fp8_e4m3_t)
+KATTN_INSTANTIATE_Q(float)
+KATTN_INSTANTIATE_Q(fp16_t)
+KATTN_INSTANTIATE_Q(bf16_t)
 
 }  // namespace kattn

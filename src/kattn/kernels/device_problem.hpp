@@ -8,21 +8,22 @@
 
 namespace kattn {
 
-template <class Storage>
+template <class Q, class Cache, class Out>
 struct DeviceProblem {
-  AttentionInputs<Storage> inputs;
-  AttentionOutput<Storage> out;
+  AttentionInputs<Q, Cache> inputs;
+  AttentionOutput<Out> out;
   AttentionParams params;
 };
 
-// Copies a validated host problem to the device, converting values to Storage.
-template <class Storage>
-DeviceProblem<Storage> upload_problem(const HostProblem& problem);
+// Copies a validated host problem to the device, converting values to the storage types (which
+// must be the problem's: see dispatch_storage).
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& problem);
 
 // Copies only the index tensors of `layout` (its q/k/v may be empty) and fills q, K and V on the
 // device with deterministic pseudo-random values in [-1, 1): for benchmarks whose caches would be
 // too large to build on the host.
-template <class Storage>
-DeviceProblem<Storage> synthesize_problem(const HostProblem& layout, std::uint64_t seed);
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed);
 
 }  // namespace kattn

@@ -2,10 +2,13 @@
 // into the functor.
 #pragma once
 
+#include "kattn/core/storage_types.hpp"
 #include "kattn/kernels/attention_inputs.hpp"
 #include "kattn/problem/attention_params.hpp"
 #include "kattn/tiles/paged_kv.hpp"
 #include "kattn/tiles/score_rules.hpp"
+
+#include <type_traits>
 
 namespace kattn {
 
@@ -21,15 +24,19 @@ KOKKOS_INLINE_FUNCTION int find_owner(const Offsets& offsets, int count, int val
   return low;
 }
 
-template <class Storage, class MemorySpace>
+template <class Q, class Cache, class Out, class Memory>
 struct KernelArgs {
+  using q_type = Q;
+  using cache_type = Cache;
+  using out_type = Out;
+  using memory_space = Memory;
   template <class T>
-  using Vector = Kokkos::View<T, Kokkos::LayoutRight, MemorySpace>;
+  using Vector = Kokkos::View<T, Kokkos::LayoutRight, Memory>;
 
-  Vector<const Storage***> q;
-  Vector<Storage***> out;
-  PagedKvAccessor<Storage> k;
-  PagedKvAccessor<Storage> v;
+  Vector<const Q***> q;
+  Vector<Out***> out;
+  PagedKvAccessor<Cache> k;
+  PagedKvAccessor<Cache> v;
   Vector<const std::int32_t**> block_table;
   Vector<const std::int32_t*> cu_seqlens_q;
   Vector<const std::int32_t*> seq_lens;
@@ -39,16 +46,22 @@ struct KernelArgs {
   int head_size = 0;
   int block_size = 0;
   ScoreRules rules;  // points into the feature views of the inputs
+  float out_multiplier = 1.0f;  // v_scale, divided by out_scale for an fp8 output
+
+  // Writes a normalised output element: dequantised by v_scale, quantised for fp8.
+  KOKKOS_INLINE_FUNCTION void store_out(int token, int head, int d, float value) const {
+    out(token, head, d) = from_float<Out>(value * out_multiplier);
+  }
 
   // Sequence of a query token (sequences with no query tokens are skipped correctly).
   KOKKOS_INLINE_FUNCTION int find_seq(int token) const { return find_owner(cu_seqlens_q, num_seqs, token); }
 };
 
-template <class Storage, class MemorySpace>
-KernelArgs<Storage, MemorySpace> make_kernel_args(const AttentionInputs<Storage, MemorySpace>& in,
-                                                  const AttentionParams& params,
-                                                  const AttentionOutput<Storage, MemorySpace>& out) {
-  KernelArgs<Storage, MemorySpace> a;
+template <class Q, class Cache, class Out, class Memory>
+KernelArgs<Q, Cache, Out, Memory> make_kernel_args(const AttentionInputs<Q, Cache, Memory>& in,
+                                                   const AttentionParams& params,
+                                                   const AttentionOutput<Out, Memory>& out) {
+  KernelArgs<Q, Cache, Out, Memory> a;
   const Geometry g = in.geometry();
   a.q = in.q;
   a.out = out;
@@ -64,7 +77,8 @@ KernelArgs<Storage, MemorySpace> make_kernel_args(const AttentionInputs<Storage,
   a.queries_per_kv = g.queries_per_kv();
   a.head_size = g.head_size;
   a.block_size = g.block_size;
-  a.rules.scale = float(params.softmax_scale);
+  a.rules.scale = float(params.softmax_scale) * params.k_scale;  // q·(k_scale k) = k_scale (q·k)
+  a.out_multiplier = params.v_scale / (std::is_same<Out, fp8_e4m3_t>::value ? params.out_scale : 1.0f);
   a.rules.causal = params.causal;
   a.rules.window_left = params.window_left;
   a.rules.softcap = params.softcap;

@@ -23,13 +23,14 @@ struct SegmentPartials {
   Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> sum;   // [segments, tokens, q_heads]
 };
 
-template <class Space, class Storage, bool Segmented>
+template <class Space, class Args, bool Segmented>
 struct QBlockKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using TileScratch = Kokkos::View<Storage*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using TileScratch =
+      Kokkos::View<typename Args::cache_type*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
-  KernelArgs<Storage, typename Space::memory_space> args;
+  Args args;
   Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
   SegmentPartials partials;  // Segmented only
   int block_q;
@@ -149,7 +150,7 @@ struct QBlockKernel {
         }
       } else {
         const float inverse_sum = row_sum(r) > 0.0f ? 1.0f / row_sum(r) : 0.0f;
-        args.out(rows.token(r), rows.head(r), d) = from_float<Storage>(acc(i) * inverse_sum);
+        args.store_out(rows.token(r), rows.head(r), d, acc(i) * inverse_sum);
       }
     });
     team.team_barrier();  // a static-grid team reuses the scratch for its next item
@@ -158,12 +159,12 @@ struct QBlockKernel {
 
 // Merges the segment partials of each (token, query head), and the head's sink; segments that saw
 // no key (sum 0) contribute nothing, and a row no segment saw yields zeros.
-template <class Space, class Storage>
+template <class Space, class Args>
 struct SegmentReduceKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
 
-  KernelArgs<Storage, typename Space::memory_space> args;
+  Args args;
   SegmentPartials partials;
   int num_segments;
   bool static_grid;
@@ -191,7 +192,7 @@ struct SegmentReduceKernel {
       for (int s = 0; s < num_segments; ++s)
         if (partials.sum(s, token, head) > 0.0f)
           value += compat::exp(partials.max(s, token, head) - global_max) * partials.out(s, token, head, d);
-      args.out(token, head, d) = from_float<Storage>(value * inverse_total);
+      args.store_out(token, head, d, value * inverse_total);
     });
   }
 };

@@ -8,9 +8,9 @@ namespace kattn {
 
 ProblemRun run_problem(const HostProblem& problem, const AttentionOptions& options) {
   validate(problem);  // before any allocation, so bad sizes cannot overrun an upload
-  return dispatch_dtype(problem.dtype, [&](auto tag) {
-    using Storage = decltype(tag);
-    const DeviceProblem<Storage> device = upload_problem<Storage>(problem);
+  return dispatch_storage(problem.dtype, problem.kv_dtype(), problem.out_dtype(), [&](auto q, auto cache, auto out) {
+    using Device = DeviceProblem<decltype(q), decltype(cache), decltype(out)>;
+    const Device device = upload_problem<decltype(q), decltype(cache), decltype(out)>(problem);
     ProblemRun run;
     run.plan = attention(device.inputs, device.params, device.out, options);
     const auto host_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device.out);

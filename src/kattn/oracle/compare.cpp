@@ -11,6 +11,7 @@ Tolerance tolerance_for(DType dtype) {
     case DType::fp32: return {1e-5, 1e-4};
     case DType::fp16: return {1e-3, 2e-3};
     case DType::bf16: return {8e-3, 1.6e-2};
+    case DType::fp8_e4m3: return {4e-3, 7e-2};
   }
   throw std::logic_error("tolerance_for: unknown dtype");
 }

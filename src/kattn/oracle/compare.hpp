@@ -9,7 +9,8 @@ namespace kattn {
 
 // An element passes when |out - ref| <= atol + rtol * |ref|. The inputs are exact in the dtype
 // and the kernels accumulate in fp32, so the bound is set by rounding the output to the dtype
-// (half an ulp: 2^-11 for fp16, 2^-8 for bf16) plus fp32 accumulation error, with headroom.
+// (half an ulp: 2^-11 for fp16, 2^-8 for bf16, 2^-4 for fp8 e4m3 with subnormals down to 2^-9)
+// plus fp32 accumulation error, with headroom. `dtype` is the output's.
 struct Tolerance {
   double atol;
   double rtol;

@@ -11,8 +11,6 @@ namespace kattn {
 
 std::vector<double> oracle_attention(const HostProblem& p) {
   validate(p);
-  if (const std::string missing = p.params.unsupported_features(); !missing.empty())
-    throw NotSupported("oracle: " + missing);
 
   const Geometry& g = p.geometry;
   const int D = g.head_size;
@@ -51,7 +49,7 @@ std::vector<double> oracle_attention(const HostProblem& p) {
           const float* k = &p.k_cache[std::size_t(cache_index(s, j, kv_head))];
           double score = 0.0;
           for (int d = 0; d < D; ++d) score += double(q[d]) * double(k[d]);
-          score *= p.params.softmax_scale;
+          score *= p.params.softmax_scale * p.params.k_scale;  // K dequantised
           if (p.params.softcap > 0.0f) score = p.params.softcap * std::tanh(score / p.params.softcap);
           if (!p.alibi_slopes.empty()) score += double(p.alibi_slopes[h]) * (j - position);
           if (!p.qq_bias.empty() && j >= context_len)
@@ -68,12 +66,14 @@ std::vector<double> oracle_attention(const HostProblem& p) {
         double* o = &out[(std::size_t(token) * g.num_q_heads + h) * D];
         for (std::size_t n = 0; n < keys.size(); ++n) {
           const float* v = &p.v_cache[std::size_t(cache_index(s, keys[n], kv_head))];
-          const double weight = scores[n] / denominator;
+          const double weight = scores[n] / denominator * p.params.v_scale;  // V dequantised
           for (int d = 0; d < D; ++d) o[d] += weight * double(v[d]);
         }
       }
     }
   }
+  if (p.fp8_out)  // an fp8 output holds out / out_scale, clamped to the fp8 range
+    for (double& x : out) x = std::clamp(x / p.params.out_scale, -448.0, 448.0);
   return out;
 }
 

@@ -8,8 +8,8 @@
 
 namespace kattn {
 
-// Returns out [num_tokens, num_q_heads, head_size]. Validates the problem first and throws
-// NotSupported for parameters the kernels do not implement yet.
+// Returns out [num_tokens, num_q_heads, head_size] in the units of the output (divided by
+// out_scale for an fp8 output, before its rounding). Validates the problem first.
 std::vector<double> oracle_attention(const HostProblem& problem);
 
 }  // namespace kattn

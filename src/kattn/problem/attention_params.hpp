@@ -3,27 +3,18 @@
 // problem's tensors.
 #pragma once
 
-#include <optional>
-#include <string>
-
 namespace kattn {
-
-struct Fp8Scales {
-  float k_scale = 1.0f;    // dequantisation scale of the fp8 K cache
-  float v_scale = 1.0f;    // dequantisation scale of the fp8 V cache
-  float out_scale = 1.0f;  // quantisation scale of an fp8 output
-};
 
 struct AttentionParams {
   double softmax_scale = 0.0;  // usually 1/sqrt(head_size); must be finite and > 0
   bool causal = true;          // causal by absolute position (context + query index)
   int window_left = -1;        // sliding window: a query at position p sees keys p - window_left .. p; -1 = none
   float softcap = 0.0f;        // cap * tanh(s / cap) on the scaled scores; 0 = off
-  std::optional<Fp8Scales> fp8;     // fp8 KV cache / output, or none
-
-  // The features set here that the kernels do not implement yet, comma separated (empty if
-  // none), so a kernel can reject them with one clear message.
-  std::string unsupported_features() const;
+  // Dequantisation: K and V are multiplied by these as they are loaded (vLLM's k/v descale; 1 for
+  // caches that are not quantised). An fp8 output holds out / out_scale, clamped to ±448.
+  float k_scale = 1.0f;
+  float v_scale = 1.0f;
+  float out_scale = 1.0f;
 };
 
 }  // namespace kattn

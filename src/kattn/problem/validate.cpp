@@ -41,11 +41,9 @@ void validate_params(const Geometry& g, const AttentionParams& p) {
     throw InvalidProblem("window_left", "must be -1 (no window) or >= 0, got " + std::to_string(p.window_left));
   if (!std::isfinite(p.softcap) || p.softcap < 0.0f)
     throw InvalidProblem("softcap", "must be 0 (off) or finite and positive, got " + std::to_string(p.softcap));
-  if (p.fp8) {
-    require_finite_positive("fp8.k_scale", p.fp8->k_scale);
-    require_finite_positive("fp8.v_scale", p.fp8->v_scale);
-    require_finite_positive("fp8.out_scale", p.fp8->out_scale);
-  }
+  require_finite_positive("k_scale", p.k_scale);
+  require_finite_positive("v_scale", p.v_scale);
+  require_finite_positive("out_scale", p.out_scale);
 }
 
 void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name) {
@@ -119,6 +117,7 @@ void validate_batch_index(const Geometry& g, const BatchIndexHost& index) {
 
 void validate(const HostProblem& p) {
   const Geometry& g = p.geometry;
+  if (p.dtype == DType::fp8_e4m3) throw InvalidProblem("dtype", "q cannot be fp8_e4m3 (only the cache and out can)");
   validate_geometry(g);
   validate_params(g, p.params);
   auto require_size = [](const char* field, std::size_t actual, std::int64_t expected) {

@@ -27,6 +27,11 @@ double unit_random(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-5
 void add_features(HostProblem& p, const FeatureSpec& f, std::mt19937_64& rng) {
   const Geometry& g = p.geometry;
   p.params.window_left = f.window_left;
+  p.fp8_kv_cache = f.fp8_kv_cache;
+  p.fp8_out = f.fp8_out;
+  p.params.k_scale = f.k_scale;
+  p.params.v_scale = f.v_scale;
+  p.params.out_scale = f.out_scale;
   p.params.softcap = f.softcap;
   for (int h = 0; f.alibi && h < g.num_q_heads; ++h)
     p.alibi_slopes.push_back(float(std::exp2(-8.0 * (h + 1) / g.num_q_heads)));
@@ -86,8 +91,8 @@ HostProblem generate_batch(const BatchSpec& spec) {
   p.k_cache.resize(std::size_t(g.cache_elements()));
   p.v_cache.resize(std::size_t(g.cache_elements()));
   fill(p.q, rng, 2.0f, p.dtype);  // wider than K so that the softmax is not flat
-  fill(p.k_cache, rng, 1.0f, p.dtype);
-  fill(p.v_cache, rng, 1.0f, p.dtype);
+  fill(p.k_cache, rng, 1.0f, p.kv_dtype());
+  fill(p.v_cache, rng, 1.0f, p.kv_dtype());
   return p;
 }
 

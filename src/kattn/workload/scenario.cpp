@@ -44,6 +44,11 @@ WorkloadSpec parse_case(const nlohmann::json& j) {
   s.features.sinks = j.value("sinks", s.features.sinks);
   s.features.prefix_lm = j.value("prefix_lm", s.features.prefix_lm);
   s.features.qq_bias = j.value("qq_bias", s.features.qq_bias);
+  s.features.fp8_kv_cache = j.value("fp8_kv_cache", s.features.fp8_kv_cache);
+  s.features.fp8_out = j.value("fp8_out", s.features.fp8_out);
+  s.features.k_scale = j.value("k_scale", s.features.k_scale);
+  s.features.v_scale = j.value("v_scale", s.features.v_scale);
+  s.features.out_scale = j.value("out_scale", s.features.out_scale);
   if (s.batch_size < 1 || s.min_seq_len < 1 || s.max_seq_len < s.min_seq_len || s.block_size < 1 ||
       s.decode_share < 0.0 || s.decode_share > 1.0 || s.max_query_len < 0 || s.features.window_left < -1 ||
       s.features.softcap < 0.0f)

@@ -29,6 +29,11 @@ struct FeatureSpec {
   bool sinks = false;      // a sink logit per head, uniform in [-2, 2)
   bool prefix_lm = false;  // a prefix length per sequence, uniform in [0, seq_len]
   bool qq_bias = false;    // a bias matrix over the new tokens, uniform in [-1, 1)
+  bool fp8_kv_cache = false;  // K and V in fp8 e4m3, dequantised by k_scale / v_scale
+  bool fp8_out = false;       // out in fp8 e4m3, quantised by out_scale
+  float k_scale = 1.0f;
+  float v_scale = 1.0f;
+  float out_scale = 1.0f;
 };
 
 struct WorkloadSpec {
