@@ -22,6 +22,10 @@ def attention(case):
     sinks = case["sinks"][...] if "sinks" in case else None
     prefix = case["prefix_lens"][...] if "prefix_lens" in case else None
     qq_bias = case["qq_bias"][...] if "qq_bias" in case else None
+    k_scale = float(case.attrs.get("k_scale", 1.0))
+    v_scale = float(case.attrs.get("v_scale", 1.0))
+    out_scale = float(case.attrs.get("out_scale", 1.0))
+    fp8_out = case.attrs.get("out_dtype", b"") in (b"fp8_e4m3", "fp8_e4m3")
     block_size, num_kv_heads = k_cache.shape[1], k_cache.shape[2]
     group = q.shape[1] // num_kv_heads
     out = np.zeros_like(q)
@@ -40,7 +44,7 @@ def attention(case):
             if window >= 0:
                 mask &= position - positions <= window
             for h in range(q.shape[1]):
-                scores = keys[:, h // group] @ q[cu[s] + i, h] * scale
+                scores = keys[:, h // group] @ q[cu[s] + i, h] * scale * k_scale
                 if softcap > 0:
                     scores = softcap * np.tanh(scores / softcap)
                 if alibi is not None:
@@ -52,8 +56,8 @@ def attention(case):
                 top = max(scores.max(), sinks[h] if sinks is not None else -np.inf)
                 weights = np.exp(scores - top)
                 total = weights.sum() + (np.exp(sinks[h] - top) if sinks is not None else 0.0)
-                out[cu[s] + i, h] = weights @ values[:, h // group] / total
-    return out
+                out[cu[s] + i, h] = weights @ values[:, h // group] * v_scale / total
+    return np.clip(out / out_scale, -448.0, 448.0) if fp8_out else out
 
 
 def main(path):
