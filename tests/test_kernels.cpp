@@ -4,6 +4,7 @@
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
+#include "random_problems.hpp"
 
 #include <gtest/gtest.h>
 
@@ -137,52 +138,13 @@ TEST_P(KernelEdgeCases, WideQBlocks) {
   expect_matches_oracle(generate_batch(spec), options);
 }
 
-// Random combinations of the features (window, softcap, ALiBi, sinks, prefix-LM, qq-bias,
-// causal or not) on random mixed batches, every variant, several tile and segment counts.
+// Random combinations of the features (test::random_problem) on random mixed batches, every
+// variant, several tile and segment counts.
 class KernelFeatureCombos : public ::testing::TestWithParam<std::tuple<Variant, int /*seed*/>> {};
-
-HostProblem random_feature_problem(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&rng](int n) { return int(rng() % std::uint64_t(n)); };
-  BatchSpec spec;
-  spec.model = {"features", 4 * (1 + pick(2)), 2, 32 * (1 + pick(4))};  // head size 32..128
-  spec.dtype = std::vector<DType>{DType::fp32, DType::fp16, DType::bf16}[std::size_t(pick(3))];
-  spec.block_size = std::vector<int>{1, 5, 16, 544}[std::size_t(pick(4))];
-  spec.causal = pick(4) != 0;
-  spec.seed = seed;
-  spec.features.fp8_kv_cache = pick(3) == 0;
-  spec.features.k_scale = spec.features.fp8_kv_cache ? 0.25f * float(1 + pick(8)) : 1.0f;
-  spec.features.v_scale = spec.features.fp8_kv_cache ? 0.25f * float(1 + pick(8)) : 1.0f;
-  spec.features.fp8_out = pick(4) == 0;
-  spec.features.out_scale = spec.features.fp8_out ? 0.005f * float(1 + pick(8)) : 1.0f;
-  const int num_seqs = 1 + pick(4);
-  int max_query = 0;
-  for (int s = 0; s < num_seqs; ++s) {
-    const int seq_len = 1 + pick(90);
-    const int query_len = pick(3) == 0 ? 1 : 1 + pick(seq_len);
-    max_query = std::max(max_query, query_len);
-    spec.sequences.push_back({seq_len, query_len});
-  }
-  HostProblem p = generate_batch(spec);
-  const Geometry& g = p.geometry;
-  if (pick(2)) p.params.window_left = pick(40);
-  if (pick(2)) p.params.softcap = 2.0f + float(pick(30));
-  if (pick(2))
-    for (int h = 0; h < g.num_q_heads; ++h) p.alibi_slopes.push_back(round_to_dtype(0.01f * float(1 + pick(50)), DType::bf16));
-  if (pick(2))
-    for (int h = 0; h < g.num_q_heads; ++h) p.sinks.push_back(float(pick(9)) - 4.0f);
-  if (pick(2))
-    for (int s = 0; s < g.num_seqs; ++s) p.prefix_lens.push_back(pick(p.seq_lens[std::size_t(s)] + 1));
-  if (pick(2)) {
-    p.qq_bias_size = max_query + pick(3);
-    for (int i = 0; i < p.qq_bias_size * p.qq_bias_size; ++i) p.qq_bias.push_back(0.25f * float(pick(9)) - 1.0f);
-  }
-  return p;
-}
 
 TEST_P(KernelFeatureCombos, MatchesOracle) {
   const auto [variant, seed] = GetParam();
-  const HostProblem problem = random_feature_problem(std::uint64_t(seed));
+  const HostProblem problem = test::random_problem(std::uint64_t(seed));
   expect_matches_oracle(problem, forced(variant, 1 + seed % 40, 1 + seed % 7));
 }
 

@@ -99,7 +99,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
                            prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
                            in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
 
-  const BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
+  BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
+  batch.window_left = params.window_left;
   const LaunchPlan plan = plan_launch(batch, g, sizeof(Cache), options);
   const auto args = make_kernel_args(in, params, out);
   using Args = decltype(args);

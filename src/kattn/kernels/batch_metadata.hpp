@@ -18,8 +18,13 @@ struct BatchMetadata {
   int max_seq_len = 0;
   double avg_query_len = 0.0;
   double avg_seq_len = 0.0;
+  int window_left = -1;  // the call's sliding window (from AttentionParams), -1 = none
 
   double decode_share() const { return num_seqs > 0 ? double(num_decodes) / num_seqs : 0.0; }
+  // Keys a query can see at most: the window if there is one, else the longest sequence.
+  int max_visible_keys() const {
+    return window_left >= 0 && window_left + 1 < max_seq_len ? window_left + 1 : max_seq_len;
+  }
 };
 
 // One device reduction over the sequences and one small copy back.

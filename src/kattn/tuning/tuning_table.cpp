@@ -88,12 +88,13 @@ double batch_feature(const std::string& name, const BatchMetadata& b, const Geom
   if (name == "avg_query_len") return b.avg_query_len;
   if (name == "max_seq_len") return b.max_seq_len;
   if (name == "avg_seq_len") return b.avg_seq_len;
+  if (name == "max_visible_keys") return b.max_visible_keys();
   if (name == "decode_share") return b.decode_share();
   if (name == "queries_per_kv") return g.queries_per_kv();
   if (name == "head_size") return g.head_size;
   throw std::invalid_argument("unknown feature '" + name +
                               "' (known: num_seqs, num_tokens, max_query_len, avg_query_len, max_seq_len, "
-                              "avg_seq_len, decode_share, queries_per_kv, head_size)");
+                              "avg_seq_len, max_visible_keys, decode_share, queries_per_kv, head_size)");
 }
 
 TuningTable::TuningTable() = default;
