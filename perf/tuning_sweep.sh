@@ -16,9 +16,11 @@ for name in $cases; do
       "$kattn" bench --scenario "$scenario" --case "$name" $runs --json "$out/$name-qblock.json" \
         --variant qblock,qblock_static --block-m "$q_per_kv" --tile-size 16,32,64 --team-size 2,4,8
       "$kattn" bench --scenario "$scenario" --case "$name" $runs --json "$out/$name-segmented.json" \
-        --variant segmented,segmented_static --block-m "$q_per_kv" --tile-size 16,32,64 --segments 4,16,64 --team-size 4,8 ;;
+        --variant segmented,segmented_static --block-m "$q_per_kv" --tile-size 16,32,64 --segments 4,16,64 --team-size 4,8
+      "$kattn" bench --scenario "$scenario" --case "$name" $runs --json "$out/$name-split-kv.json" \
+        --variant split_kv --tile-size 128,256,512,1024 --team-size 4,8 ;;
     *)
       "$kattn" bench --scenario "$scenario" --case "$name" $runs --json "$out/$name-qblock.json" \
-        --variant qblock,qblock_static,segmented --block-m 8,16,32 --tile-size 16,32 --segments 4 --team-size 4,8 ;;
+        --variant qblock,qblock_static,segmented --block-m 16,32,64,128 --tile-size 32,64 --segments 4 --team-size 4,8 ;;
   esac
 done

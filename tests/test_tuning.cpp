@@ -1,6 +1,7 @@
 // Tuning tables and the planner: parsing, evaluation, overrides and fitting to scratch limits.
 #include "kattn/core/error.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <gtest/gtest.h>
@@ -88,7 +89,7 @@ TEST(Planner, OverridesWinAndPlansFitScratch) {
   options.block_m = 1000;
   options.tile_size = 4096;
   Geometry g = llama();
-  const LaunchPlan plan = plan_launch(batch(2, 500), g, sizeof(float), options);
+  const LaunchPlan plan = plan_launch(batch(2, 500), g, sizeof(float), false, options);
   EXPECT_EQ(plan.variant, Variant::qblock_static);
   EXPECT_EQ(plan.block_m % g.queries_per_kv(), 0);
   EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)),
@@ -100,14 +101,34 @@ TEST(Planner, BaselineTilesAreBlocks) {
   AttentionOptions options;
   options.variant = Variant::baseline;
   options.tile_size = 7;
-  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, options).tile_size, 16);
+  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, true, options).tile_size, 16);
 }
 
 TEST(Planner, BlockMIsAtLeastOneTokenOfHeads) {
   AttentionOptions options;
   options.variant = Variant::qblock;
   options.block_m = 1;
-  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, options).block_m, 4);
+  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, true, options).block_m, 4);
+}
+
+TEST(Planner, SplitKvPartitionsCoverTheLongestVisibleRange) {
+  AttentionOptions options;
+  options.variant = Variant::split_kv;
+  options.tile_size = 256;
+  BatchMetadata b = batch(2, 1);
+  b.max_seq_len = 1000;
+  EXPECT_EQ(plan_launch(b, llama(), 2, true, options).num_segments, 4);  // ceil(1000 / 256)
+  b.window_left = 99;  // a query sees at most 100 keys
+  EXPECT_EQ(plan_launch(b, llama(), 2, true, options).num_segments, 1);
+}
+
+TEST(Planner, TensorCoresOnlyWhereAvailable) {
+  AttentionOptions options;
+  options.variant = Variant::qblock;
+  options.vector_length = 32;
+  const LaunchPlan plan = plan_launch(batch(2, 1), llama(), 2, true, options);
+  EXPECT_EQ(plan.tensor_cores, tensor_cores_available() && plan.vector_length == 32);
+  EXPECT_FALSE(plan_launch(batch(2, 1), llama(), 4, false, options).tensor_cores);  // fp32 operands
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Every validation error path: a clear InvalidProblem naming the field, and nothing written.
 #include "kattn/attention.hpp"
 #include "kattn/kernels/run_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
 #include "kattn/problem/validate.hpp"
 #include "test_problems.hpp"
 
@@ -131,9 +133,10 @@ class DeviceValidation : public ::testing::Test {
 
   // Runs attention expecting `Error` naming `field`, then checks out still holds the sentinel.
   template <class Error>
-  void expect_rejected(const AttentionOutput<float>& target, const std::string& field) {
+  void expect_rejected(const AttentionOutput<float>& target, const std::string& field,
+                       const AttentionOptions& options = {}) {
     try {
-      attention(in, problem.params, target);
+      attention(in, problem.params, target, options);
       FAIL() << "accepted invalid input";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
@@ -206,6 +209,33 @@ TEST_F(DeviceValidation, FeatureTensorShapes) {
   in.prefix_lens = Vector<std::int32_t*>();
   in.qq_bias = Vector<float**>("qq", 6, 5);
   expect_rejected<InvalidProblem>(out, "qq_bias");
+}
+
+// Without value checks (check_values = false) the call still checks every shape and stride, and
+// a valid problem gives the oracle's output.
+TEST_F(DeviceValidation, ShapesCheckedWithoutValueChecks) {
+  AttentionOptions trusted;
+  trusted.check_values = false;
+  const Geometry& g = problem.geometry;
+  in.sinks = Vector<float*>("sinks", g.num_q_heads + 1);
+  expect_rejected<InvalidProblem>(out, "sinks", trusted);
+  in.sinks = Vector<float*>();
+  in.block_table = Vector<std::int32_t**>("bt2", g.num_seqs + 1, g.max_blocks_per_seq);
+  expect_rejected<InvalidProblem>(out, "block_table", trusted);
+}
+
+TEST_F(DeviceValidation, ValidProblemWithoutValueChecksMatchesOracle) {
+  AttentionOptions trusted;
+  trusted.check_values = false;
+  for (Variant variant : all_variants()) {
+    trusted.variant = variant;
+    Kokkos::deep_copy(out, kSentinel);
+    attention(in, problem.params, out, trusted);
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    const Comparison c = compare_to_reference(std::vector<float>(host.data(), host.data() + host.span()),
+                                              oracle_attention(problem), problem.out_dtype());
+    EXPECT_TRUE(c.passed()) << to_string(variant) << ": " << c.failures << " elements off";
+  }
 }
 
 }  // namespace

@@ -3,8 +3,11 @@
 #include "kattn/kernels/baseline_kernel.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/qblock_kernel.hpp"
+#include "kattn/kernels/split_kv_kernel.hpp"
+#include "kattn/kernels/workspace.hpp"
 #include "kattn/problem/validate.hpp"
 
+#include <limits>
 #include <string>
 
 namespace kattn {
@@ -18,7 +21,8 @@ void require_extent(const View& view, int dim, std::int64_t expected, const char
 }
 
 template <class Q, class Cache, class Out>
-void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out, const Geometry& g) {
+void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out, const Geometry& g,
+                     bool check_values) {
   validate_geometry(g);
   for (int dim = 0; dim < 3; ++dim) require_extent(out, dim, std::int64_t(in.q.extent(dim)), "out", "the extent of q");
   require_extent(in.k_cache, 3, g.head_size, "k_cache", "head_size of q");
@@ -40,9 +44,45 @@ void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<
     throw InvalidProblem("qq_bias", "must be square, got " + std::to_string(in.qq_bias.extent(0)) + " × " +
                                         std::to_string(in.qq_bias.extent(1)));
   for (const auto* values : {&in.alibi_slopes, &in.sinks}) {
+    const char* name = values == &in.sinks ? "sinks" : "alibi_slopes";
+    if (!check_values) {
+      validate_head_values(g, nullptr, values->extent(0), name);
+      continue;
+    }
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), *values);
-    validate_head_values(g, host.data(), host.extent(0), values == &in.sinks ? "sinks" : "alibi_slopes");
+    validate_head_values(g, host.data(), host.extent(0), name);
   }
+}
+
+// Where the segment partials of a call sit in the workspace.
+struct PartialsPlacement {
+  std::size_t out_at = 0, max_at = 0, sum_at = 0;
+
+  PartialsPlacement(Workspace::Layout& layout, const Geometry& g, int num_segments) {
+    const std::size_t rows = std::size_t(num_segments) * g.num_tokens * g.num_q_heads;
+    out_at = layout.reserve(rows * g.head_size, sizeof(float));
+    max_at = layout.reserve(rows, sizeof(float));
+    sum_at = layout.reserve(rows, sizeof(float));
+  }
+
+  SegmentPartials at(char* base, const Geometry& g, int num_segments) const {
+    SegmentPartials p;
+    p.out = decltype(p.out)(reinterpret_cast<float*>(base + out_at), num_segments, g.num_tokens, g.num_q_heads,
+                            g.head_size);
+    p.max = decltype(p.max)(reinterpret_cast<float*>(base + max_at), num_segments, g.num_tokens, g.num_q_heads);
+    p.sum = decltype(p.sum)(reinterpret_cast<float*>(base + sum_at), num_segments, g.num_tokens, g.num_q_heads);
+    return p;
+  }
+};
+
+template <class Args>
+void launch_segment_reduce(const Args& args, const Geometry& g, const LaunchPlan& plan, const SegmentPartials& partials) {
+  using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
+  const bool static_grid = is_static_grid(plan.variant);
+  const int rows = g.num_tokens * g.num_q_heads;
+  typename Reduce::Policy policy(static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
+  Kokkos::parallel_for("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, static_grid});
 }
 
 template <bool Segmented, class Args>
@@ -50,35 +90,47 @@ void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) 
   const int q_per_kv = g.queries_per_kv();
   const int block_q = plan.block_q(q_per_kv);
   const bool static_grid = is_static_grid(plan.variant);
-  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu_q_blocks("kattn::cu_q_blocks", g.num_seqs + 1);
+  Workspace::Layout layout;
+  const std::size_t cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
+  const PartialsPlacement placement(layout, g, Segmented ? plan.num_segments : 0);
+  char* base = Workspace::instance().commit(layout);
+
+  const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
+      reinterpret_cast<std::int32_t*>(base + cu_q_blocks_at), g.num_seqs + 1);
   const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, cu_q_blocks);
   const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
-  SegmentPartials partials;
-  if (Segmented) {
-    partials.out = decltype(partials.out)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_out")),
-                                          plan.num_segments, g.num_tokens, g.num_q_heads, g.head_size);
-    partials.max = decltype(partials.max)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_max")),
-                                          plan.num_segments, g.num_tokens, g.num_q_heads);
-    partials.sum = decltype(partials.sum)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::partial_sum")),
-                                          plan.num_segments, g.num_tokens, g.num_q_heads);
-  }
+  const SegmentPartials partials = Segmented ? placement.at(base, g, plan.num_segments) : SegmentPartials{};
   using Kernel = QBlockKernel<ExecutionSpace, Args, Segmented>;
-  const Kernel kernel{args, cu_q_blocks, partials, block_q, plan.block_m, plan.tile_size, plan.num_segments, static_grid};
+  const Kernel kernel{args,           cu_q_blocks,       partials,    block_q,          plan.block_m,
+                      plan.tile_size, plan.num_segments, static_grid, plan.tensor_cores};
   typename Kernel::Policy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
   policy.set_scratch_size(
       0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(typename Args::cache_type))));
   Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
+  if (Segmented) launch_segment_reduce(args, g, plan, partials);
+}
 
-  if (Segmented) {
-    using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
-    const Reduce reduce{args, partials, plan.num_segments, static_grid};
-    const int rows = g.num_tokens * g.num_q_heads;
-    Kokkos::parallel_for("kattn::segment_reduce",
-                         typename Reduce::Policy(static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length),
-                         reduce);
+template <class Args>
+void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan, bool aligned) {
+  const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
+  const std::int64_t items = std::int64_t(g.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
+  if (items == 0) return;
+  if (items > std::numeric_limits<int>::max())
+    throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
+  SegmentPartials partials;
+  if (plan.num_segments > 1) {
+    Workspace::Layout layout;
+    const PartialsPlacement placement(layout, g, plan.num_segments);
+    partials = placement.at(Workspace::instance().commit(layout), g, plan.num_segments);
   }
+  using Kernel = SplitKvKernel<ExecutionSpace, Args>;
+  typename Kernel::Policy policy(int(items), plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
+  Kokkos::parallel_for("kattn::split_kv", policy,
+                       Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, aligned});
+  if (plan.num_segments > 1) launch_segment_reduce(args, g, plan, partials);
 }
 
 }  // namespace
@@ -87,21 +139,24 @@ template <class Q, class Cache, class Out>
 LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
                      const AttentionOutput<Out>& out, const AttentionOptions& options) {
   const Geometry g = in.geometry();
-  validate_inputs(in, out, g);
-  validate_params(g, params);
+  validate_inputs(in, out, g, options.check_values);
+  validate_params(params);
 
-  // The index tensors are small; their host copies serve validation.
-  const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
-  const auto cu_seqlens_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.cu_seqlens_q);
-  const auto seq_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.seq_lens);
-  const auto prefix_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.prefix_lens);
-  validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data(),
-                           prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
-                           in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
+  if (options.check_values) {  // the index tensors are small; their host copies serve validation
+    const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
+    const auto cu_seqlens_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.cu_seqlens_q);
+    const auto seq_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.seq_lens);
+    const auto prefix_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.prefix_lens);
+    validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data(),
+                             prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
+                             in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
+  }
 
   BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
-  batch.window_left = params.window_left;
-  const LaunchPlan plan = plan_launch(batch, g, sizeof(Cache), options);
+  // The window bounds the keys a query sees only from the left: with a bidirectional prefix or
+  // no causal mask, a query may still see up to the whole sequence.
+  if (params.causal && in.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
+  const LaunchPlan plan = plan_launch(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
   const auto args = make_kernel_args(in, params, out);
   using Args = decltype(args);
   switch (plan.variant) {
@@ -110,6 +165,12 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
     case Variant::qblock_static: launch_qblock<false>(args, g, plan); break;
     case Variant::segmented:
     case Variant::segmented_static: launch_qblock<true>(args, g, plan); break;
+    case Variant::split_kv:
+      launch_split_kv(args, g, plan,
+                      lane_chunks_aligned(in.k_cache.data(), args.k.stride_block, args.k.stride_slot, args.k.stride_head) &&
+                          lane_chunks_aligned(in.v_cache.data(), args.v.stride_block, args.v.stride_slot,
+                                              args.v.stride_head));
+      break;
   }
   return plan;
 }

@@ -7,6 +7,7 @@ namespace {
 
 struct SequenceFeatures {
   std::int64_t total_seq_len;
+  int num_tokens;
   int num_decodes;
   int max_query_len;
   int max_seq_len;
@@ -17,10 +18,11 @@ struct FeatureReduction {
   IndexVector cu_seqlens_q;
   IndexVector seq_lens;
 
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0, 0}; }
   KOKKOS_INLINE_FUNCTION void join(KATTN_JOIN_VOLATILE value_type& into,
                                    const KATTN_JOIN_VOLATILE value_type& from) const {
     into.total_seq_len += from.total_seq_len;
+    into.num_tokens += from.num_tokens;
     into.num_decodes += from.num_decodes;
     if (from.max_query_len > into.max_query_len) into.max_query_len = from.max_query_len;
     if (from.max_seq_len > into.max_seq_len) into.max_seq_len = from.max_seq_len;
@@ -28,6 +30,7 @@ struct FeatureReduction {
   KOKKOS_INLINE_FUNCTION void operator()(int s, value_type& v) const {
     const int query_len = cu_seqlens_q(s + 1) - cu_seqlens_q(s);
     v.total_seq_len += seq_lens(s);
+    v.num_tokens += query_len;
     v.num_decodes += query_len == 1 ? 1 : 0;
     if (query_len > v.max_query_len) v.max_query_len = query_len;
     if (seq_lens(s) > v.max_seq_len) v.max_seq_len = seq_lens(s);
@@ -51,10 +54,10 @@ struct QBlockScan {
 BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
   BatchMetadata m;
   m.num_seqs = int(seq_lens.extent(0));
-  SequenceFeatures features{0, 0, 0, 0};
+  SequenceFeatures features{0, 0, 0, 0, 0};  // one reduction, one round trip
   Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(0, m.num_seqs),
                           FeatureReduction{cu_seqlens_q, seq_lens}, features);
-  Kokkos::deep_copy(m.num_tokens, Kokkos::subview(cu_seqlens_q, m.num_seqs));
+  m.num_tokens = features.num_tokens;  // = cu_seqlens_q[num_seqs], as cu_seqlens_q[0] is 0
   m.num_decodes = features.num_decodes;
   m.max_query_len = features.max_query_len;
   m.max_seq_len = features.max_seq_len;

@@ -11,17 +11,12 @@
 
 #include "kattn/kernels/kernel_args.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/tiles/qblock_tile_ops.hpp"
+#include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
 namespace kattn {
-
-// Partial results of the segments: out unnormalised (relative to its segment max), max, sum.
-struct SegmentPartials {
-  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [segments, tokens, q_heads, head]
-  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> max;   // [segments, tokens, q_heads]
-  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> sum;   // [segments, tokens, q_heads]
-};
 
 template <class Space, class Args, bool Segmented>
 struct QBlockKernel {
@@ -38,6 +33,9 @@ struct QBlockKernel {
   int tile_size;
   int num_segments;
   bool static_grid;
+  bool tensor_cores;  // tile products on tensor cores (LaunchPlan::tensor_cores)
+  static constexpr bool kTensorCoreOperands =
+      tensor_core_operands<typename Args::q_type, typename Args::cache_type>();
 
   KOKKOS_INLINE_FUNCTION int num_items() const {
     return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
@@ -130,11 +128,22 @@ struct QBlockKernel {
       load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);
       load_kv_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, v_tile);
       team.team_barrier();
-      qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.rules, scores);
+      if constexpr (kTensorCoreOperands) {
+        if (tensor_cores) {
+          tile_dot_products_mma<typename Args::cache_type>(block_m, q, k_tile, count, head_size, scores);
+          team.team_barrier();
+          qblock_apply_rules(team, rows, block_m, first, count, args.rules, scores);
+        }
+      }
+      if (!tensor_cores) qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.rules, scores);
       team.team_barrier();
       qblock_softmax_update(team, block_m, count, scores, row_max, row_sum, row_alpha);
       team.team_barrier();
-      qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, scores, v_tile);
+      if constexpr (kTensorCoreOperands) {
+        if (tensor_cores)
+          tile_accumulate_mma<typename Args::cache_type>(block_m, count, head_size, acc, row_alpha, scores, v_tile);
+      }
+      if (!tensor_cores) qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, scores, v_tile);
       team.team_barrier();  // the next tile overwrites K, V and the scores
     }
 
@@ -154,46 +163,6 @@ struct QBlockKernel {
       }
     });
     team.team_barrier();  // a static-grid team reuses the scratch for its next item
-  }
-};
-
-// Merges the segment partials of each (token, query head), and the head's sink; segments that saw
-// no key (sum 0) contribute nothing, and a row no segment saw yields zeros.
-template <class Space, class Args>
-struct SegmentReduceKernel {
-  using Policy = Kokkos::TeamPolicy<Space>;
-  using Member = typename Policy::member_type;
-
-  Args args;
-  SegmentPartials partials;
-  int num_segments;
-  bool static_grid;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    if (!static_grid) return process(team, team.league_rank());
-    const int items = args.cu_seqlens_q(args.num_seqs) * args.num_q_heads;
-    for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, item);
-  }
-
-  KOKKOS_INLINE_FUNCTION void process(const Member& team, int item) const {
-    const int token = item / args.num_q_heads;
-    const int head = item - token * args.num_q_heads;
-    const SoftmaxState sink = args.rules.initial_state(head);
-    float global_max = sink.max;
-    for (int s = 0; s < num_segments; ++s)
-      if (partials.sum(s, token, head) > 0.0f) global_max = compat::fmax(global_max, partials.max(s, token, head));
-    float total = sink.sum > 0.0f ? compat::exp(sink.max - global_max) : 0.0f;
-    for (int s = 0; s < num_segments; ++s)
-      if (partials.sum(s, token, head) > 0.0f)
-        total += compat::exp(partials.max(s, token, head) - global_max) * partials.sum(s, token, head);
-    const float inverse_total = total > 0.0f ? 1.0f / total : 0.0f;
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, args.head_size), [&](int d) {
-      float value = 0.0f;
-      for (int s = 0; s < num_segments; ++s)
-        if (partials.sum(s, token, head) > 0.0f)
-          value += compat::exp(partials.max(s, token, head) - global_max) * partials.out(s, token, head, d);
-      args.store_out(token, head, d, value * inverse_total);
-    });
   }
 };
 

@@ -3,10 +3,13 @@
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/tiles/lane_chunk.hpp"
 
 #include <cstddef>
 
 namespace kattn {
+
+constexpr int kSplitKvMaxRows = 8;  // query heads per split-KV team: registers per lane grow with it
 
 using FloatScratch = Kokkos::View<float*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
@@ -22,6 +25,15 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
          scratch_array_bytes(std::size_t(block_m) * tile_size, sizeof(float)) +
          3 * scratch_array_bytes(std::size_t(block_m), sizeof(float)) +
          2 * scratch_array_bytes(std::size_t(tile_size) * head_size, element_bytes);
+}
+
+// Split-KV kernel: q [kSplitKvMaxRows × head padded to whole lanes], scores [rows × partition],
+// row max / sum / alpha, acc [rows × head], all fp32.
+inline std::size_t split_kv_scratch_bytes(int partition_size, int head_size) {
+  const std::size_t rows = kSplitKvMaxRows;
+  return scratch_array_bytes(rows * std::size_t(lanes_for(head_size)) * kLaneElements, sizeof(float)) +
+         scratch_array_bytes(rows * std::size_t(partition_size), sizeof(float)) +
+         3 * scratch_array_bytes(rows, sizeof(float)) + scratch_array_bytes(rows * std::size_t(head_size), sizeof(float));
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

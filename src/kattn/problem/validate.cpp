@@ -35,7 +35,7 @@ void validate_geometry(const Geometry& g) {
                                             std::to_string(g.num_kv_heads));
 }
 
-void validate_params(const Geometry& g, const AttentionParams& p) {
+void validate_params(const AttentionParams& p) {
   require_finite_positive("softmax_scale", p.softmax_scale);
   if (p.window_left < -1)
     throw InvalidProblem("window_left", "must be -1 (no window) or >= 0, got " + std::to_string(p.window_left));
@@ -51,7 +51,7 @@ void validate_head_values(const Geometry& g, const float* values, std::size_t co
   if (count != std::size_t(g.num_q_heads))
     throw InvalidProblem(name, "has " + std::to_string(count) + " entries, expected num_q_heads = " +
                                    std::to_string(g.num_q_heads));
-  for (std::size_t h = 0; h < count; ++h)
+  for (std::size_t h = 0; values && h < count; ++h)
     if (!std::isfinite(values[h]))
       throw InvalidProblem(indexed(name, std::int64_t(h)), "must be finite, got " + std::to_string(values[h]));
 }
@@ -119,7 +119,7 @@ void validate(const HostProblem& p) {
   const Geometry& g = p.geometry;
   if (p.dtype == DType::fp8_e4m3) throw InvalidProblem("dtype", "q cannot be fp8_e4m3 (only the cache and out can)");
   validate_geometry(g);
-  validate_params(g, p.params);
+  validate_params(p.params);
   auto require_size = [](const char* field, std::size_t actual, std::int64_t expected) {
     if (std::int64_t(actual) != expected)
       throw InvalidProblem(field, "has " + std::to_string(actual) + " elements, its shape needs " + std::to_string(expected));

@@ -32,8 +32,9 @@ struct BatchIndexHost {
 };
 
 void validate_geometry(const Geometry& g);
-void validate_params(const Geometry& g, const AttentionParams& params);
-// Per-head feature tensors: `count` entries (0 = absent) must be num_q_heads finite values.
+void validate_params(const AttentionParams& params);
+// Per-head feature tensors: `count` entries (0 = absent) must be num_q_heads finite values
+// (values == nullptr checks the count alone).
 void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name);
 // `allocation` is the number of elements behind the cache pointer.
 void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation,

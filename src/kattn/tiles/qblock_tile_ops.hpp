@@ -64,6 +64,20 @@ KOKKOS_INLINE_FUNCTION void qblock_scores(const Member& team, const QBlockRows& 
   });
 }
 
+// The masking and logit step on raw dot products (as the tensor-core products leave them):
+// scores[r][j] = the logit of row r against key first + j, or -inf where not visible.
+template <class Member, class ScoreView>
+KOKKOS_INLINE_FUNCTION void qblock_apply_rules(const Member& team, const QBlockRows& rows, int block_m, int first,
+                                               int count, const ScoreRules& rules, const ScoreView& scores) {
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * count), [&](int pair) {
+    const int r = pair / count;
+    const int j = pair - r * count;
+    const bool visible = rows.valid(r) && rules.visible(rows.position(r), first + j, rows.seq_len, rows.seq);
+    scores(pair) =
+        visible ? rules.logit(scores(pair), rows.head(r), rows.position(r), first + j, rows.context_len) : -compat::infinity();
+  });
+}
+
 // Online-softmax step per row: new running max, rescale factor alpha[r], scores replaced by
 // their weights, running sum updated. Rows whose keys are all masked keep max -inf, sum 0.
 template <class Member, class ScoreView, class RowView>

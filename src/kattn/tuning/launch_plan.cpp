@@ -2,6 +2,7 @@
 
 #include "kattn/core/error.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
+#include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <algorithm>
@@ -17,22 +18,26 @@ std::string_view to_string(Variant variant) {
     case Variant::segmented: return "segmented";
     case Variant::qblock_static: return "qblock_static";
     case Variant::segmented_static: return "segmented_static";
+    case Variant::split_kv: return "split_kv";
   }
   return "unknown";
 }
 
 std::vector<Variant> all_variants() {
-  return {Variant::baseline, Variant::qblock, Variant::segmented, Variant::qblock_static, Variant::segmented_static};
+  return {Variant::baseline,      Variant::qblock,           Variant::segmented,
+          Variant::qblock_static, Variant::segmented_static, Variant::split_kv};
 }
 
 Variant parse_variant(std::string_view name) {
   for (Variant v : all_variants())
     if (to_string(v) == name) return v;
   throw std::invalid_argument("unknown variant '" + std::string(name) +
-                              "' (expected baseline, qblock, segmented, qblock_static or segmented_static)");
+                              "' (expected baseline, qblock, segmented, qblock_static, segmented_static or split_kv)");
 }
 
-bool is_segmented(Variant v) { return v == Variant::segmented || v == Variant::segmented_static; }
+bool is_segmented(Variant v) {
+  return v == Variant::segmented || v == Variant::segmented_static || v == Variant::split_kv;
+}
 bool is_static_grid(Variant v) { return v == Variant::qblock_static || v == Variant::segmented_static; }
 
 std::string_view build_arch() {
@@ -74,7 +79,7 @@ LaunchPlan untuned_defaults() {
 }  // namespace
 
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
-                       const AttentionOptions& options) {
+                       bool tensor_core_operands, const AttentionOptions& options) {
   const TuningTable* table = options.tuning_table ? options.tuning_table : TuningTable::builtin(build_arch());
   LaunchPlan plan = table ? table->evaluate(batch, g) : untuned_defaults();
   if (options.variant) plan.variant = *options.variant;
@@ -95,7 +100,21 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   const int q_per_kv = g.queries_per_kv();
   plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
   const std::size_t scratch_limit = std::size_t(Policy::scratch_size_max(0));
-  if (plan.variant == Variant::baseline) {
+  if (plan.variant == Variant::split_kv) {
+    // A lane reads kLaneElements of a row: more lanes than a row needs would idle.
+    int lanes = 1;
+    while (lanes < lanes_for(g.head_size) && lanes < plan.vector_length) lanes *= 2;
+    plan.vector_length = lanes;
+    plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
+    plan.tile_size = std::max(plan.tile_size, 1);
+    while (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit && plan.tile_size > 1)
+      plan.tile_size /= 2;
+    if (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
+      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) +
+                         ": its rows do not fit in team scratch; use a Q-block variant");
+    const int max_keys = std::max(batch.max_visible_keys(), 1);
+    plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+  } else if (plan.variant == Variant::baseline) {
     plan.tile_size = g.block_size;  // the paper's baseline: one KV-cache block per tile
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
@@ -112,6 +131,9 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
       throw NotSupported("head size " + std::to_string(g.head_size) + " with " + std::to_string(q_per_kv) +
                          " query heads per KV head does not fit in team scratch");
   }
+  // A tensor-core product needs whole warps: one Kokkos thread of 32 lanes each.
+  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == 32 &&
+                      plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
     plan.grid_teams = std::max(1, ExecutionSpace().concurrency() / (plan.team_size * plan.vector_length));
   return plan;

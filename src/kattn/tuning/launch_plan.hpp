@@ -23,6 +23,7 @@ enum class Variant {
   segmented,         // paper 4.5: Q-block teams per segment of tiles + a reduction kernel
   qblock_static,     // paper 4.7: qblock on a fixed grid of teams looping over the work
   segmented_static,  // paper 4.7: segmented on a fixed grid of teams
+  split_kv,          // paper 4.5 for decode: a team per (token, KV head, partition of tile_size keys)
 };
 
 std::string_view to_string(Variant variant);
@@ -35,12 +36,13 @@ bool is_static_grid(Variant variant);
 
 struct LaunchPlan {
   Variant variant = Variant::qblock;
-  int tile_size = 32;      // keys per tile (baseline: always block_size)
+  int tile_size = 32;      // keys per tile (baseline: always block_size; split_kv: keys per partition)
   int block_m = 16;        // Q-block rows requested; rounded to a multiple of queries_per_kv
-  int num_segments = 1;    // segmented variants only
+  int num_segments = 1;    // segmented variants only (split_kv: partitions, from tile_size and the batch)
   int team_size = 1;       // Kokkos team size (threads)
   int vector_length = 1;   // Kokkos vector length (lanes per thread)
   int grid_teams = 0;      // static-grid variants: number of teams (0 = from the device's concurrency)
+  bool tensor_cores = false;  // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
 
   int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
@@ -56,13 +58,19 @@ struct AttentionOptions {
   std::optional<int> vector_length;
   std::optional<int> grid_teams;
   const TuningTable* tuning_table = nullptr;  // default: the built-in table of this build's arch
+  // Copy block_table, cu_seqlens_q, seq_lens, prefix_lens, alibi_slopes and sinks to the host
+  // and validate their values (shapes and strides are always checked). A caller that built them
+  // itself, such as an inference server's scheduler, may turn this off to save the device round
+  // trips of a call; invalid values are then undefined behaviour, as in vLLM's kernels.
+  bool check_values = true;
 };
 
 // Architecture this build targets ("cpu", "h100", "a100", "mi300", "mi250"), from Kokkos' arch.
 std::string_view build_arch();
 
-// element_bytes: size of the storage type (the K/V tiles in scratch are stored in it).
+// element_bytes: size of the cache's storage type (the K/V tiles in scratch are stored in it);
+// tensor_core_operands: whether q and the cache types suit the tensor-core tile products.
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
-                       const AttentionOptions& options);
+                       bool tensor_core_operands, const AttentionOptions& options);
 
 }  // namespace kattn

@@ -1,0 +1,32 @@
+#include "kattn/kernels/workspace.hpp"
+
+#include <string>
+
+namespace kattn {
+
+Workspace& Workspace::instance() {
+  static Workspace* workspace = [] {
+    auto* created = new Workspace();
+    Kokkos::push_finalize_hook([created] { created->buffer_ = {}; });
+    return created;
+  }();
+  return *workspace;
+}
+
+std::size_t Workspace::Layout::reserve(std::size_t count, std::size_t element_bytes) {
+  constexpr std::size_t kAlignment = 256;  // every array starts on a fresh cache-line group
+  const std::size_t offset = bytes_;
+  bytes_ += (count * element_bytes + kAlignment - 1) / kAlignment * kAlignment;
+  return offset;
+}
+
+char* Workspace::commit(const Layout& layout) {
+  if (buffer_.extent(0) < layout.bytes()) {
+    Kokkos::fence();  // kernels of earlier calls may still read the old buffer
+    buffer_ = decltype(buffer_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::workspace")),
+                                layout.bytes() + layout.bytes() / 4);  // room to grow before the next allocation
+  }
+  return buffer_.data();
+}
+
+}  // namespace kattn

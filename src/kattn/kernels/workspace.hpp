@@ -1,0 +1,35 @@
+// Device buffers kattn reuses across calls (segment partials, Q-block offsets): once the
+// workspace has grown to the largest batch seen, a call allocates nothing, which keeps the host
+// overhead of a decode step to its launches. One per process, released at Kokkos::finalize.
+// Calls share it, so they must come from one host thread, in order (as in an inference server's
+// model step); a call that grows it frees the old buffer, which waits for running kernels.
+#pragma once
+
+#include "kattn/core/execution_space.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kattn {
+
+class Workspace {
+ public:
+  static Workspace& instance();
+
+  // Carves consecutive arrays out of one buffer: reserve() all of them first, then commit()
+  // makes the buffer at least that large and at() gives each array's address.
+  class Layout {
+   public:
+    std::size_t reserve(std::size_t count, std::size_t element_bytes);  // returns the array's offset
+    std::size_t bytes() const { return bytes_; }
+
+   private:
+    std::size_t bytes_ = 0;
+  };
+  char* commit(const Layout& layout);
+
+ private:
+  Kokkos::View<char*, MemorySpace> buffer_;
+};
+
+}  // namespace kattn
