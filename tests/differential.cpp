@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     const kattn::AttentionOptions options = kattn::test::random_options(seed);
     c.expected = kattn::oracle_attention(c.problem);
     const kattn::ProblemRun run = kattn::run_problem(c.problem, options);
-    const kattn::Comparison result = kattn::compare_to_reference(run.out, c.expected, c.problem.out_dtype());
+    const kattn::Comparison result = kattn::compare_to_reference(run.out, c.expected, c.problem);
     if (!result.passed()) {
       fmt::print("FAIL seed {} variant {} tile {} block_m {} segments {}: {} elements, max abs error {:.3e}\n", seed,
                  kattn::to_string(run.plan.variant), run.plan.tile_size, run.plan.block_m, run.plan.num_segments,

@@ -8,6 +8,7 @@
 #include "tools/commands.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
 
@@ -156,6 +157,52 @@ TEST(Cli, RefgenBadScenarioLeavesNoOutput) {
   EXPECT_EQ(r.exit_code, cli::kBadInput);
   EXPECT_NE(r.output.find("not valid JSON"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(output));
+}
+
+std::string write_bench_scenario(const std::string& name) {
+  const std::string path = temp_path(name + ".json");
+  std::ofstream(path) << R"({"cases": [{"name": "m", "model": "tiny", "batch_size": 3, "min_seq_len": 4,
+                                         "max_seq_len": 40, "decode_share": 0.34, "chunked_prefill": true}]})";
+  return path;
+}
+
+// The JSON other tools read (docs/performance.md): hardware limits in the header, each case's
+// shapes, and the shares of those limits per result.
+TEST(Cli, BenchJsonHasLimitsAndShapes) {
+  const std::string scenario = write_bench_scenario("bench_scenario");
+  const std::string output = temp_path("bench.json");
+  const CliResult r = run_cli("bench --scenario " + scenario + " --warmup 0 --runs 2 --commit abc123 --hardware " +
+                              KATTN_DATA_DIR + "/hardware/cpu.json --json " + output);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("copy bandwidth"), std::string::npos) << r.output;
+  std::ifstream in(output);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("commit"), "abc123");
+  EXPECT_FALSE(doc.at("device").get<std::string>().empty());
+  EXPECT_GT(doc.at("hardware").at("copy_gb_per_s").get<double>(), 0.0);
+  EXPECT_TRUE(doc.at("hardware").at("peak_tflop_per_s").at("fp16").is_null());  // a host's peak is unknown
+  const nlohmann::json& c = doc.at("cases").at(0);
+  const auto query_lens = c.at("query_lens").get<std::vector<int>>();
+  const auto seq_lens = c.at("seq_lens").get<std::vector<int>>();
+  ASSERT_EQ(query_lens.size(), 3u);
+  ASSERT_EQ(seq_lens.size(), 3u);
+  EXPECT_EQ(query_lens[0], 1);  // 0.34 of 3 rounds to one decode, placed first
+  for (std::size_t s = 0; s < 3; ++s) EXPECT_LE(query_lens[s], seq_lens[s]);
+  EXPECT_EQ(c.at("spec").at("batch_size"), 3);
+  const nlohmann::json& result = doc.at("results").at(0);
+  EXPECT_EQ(result.at("num_tokens"), query_lens[0] + query_lens[1] + query_lens[2]);
+  EXPECT_NEAR(result.at("bandwidth_share").get<double>(),
+              result.at("gb_per_s").get<double>() / doc.at("hardware").at("copy_gb_per_s").get<double>(), 1e-12);
+  EXPECT_TRUE(result.at("peak_share").is_null());
+  EXPECT_NE(result.at("plan_source").get<std::string>(), "");  // the plan that ran, even with no warm-up
+}
+
+TEST(Cli, BenchMissingHardwareFile) {
+  const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_no_hardware") +
+                              " --runs 1 --hardware " + temp_path("absent_hardware.json"));
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("cannot open the hardware file"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -93,5 +93,13 @@ TEST(Scenario, NamesTheBadCase) {
   }
 }
 
+TEST(Scenario, NeedsCases) {
+  const std::string path = ::testing::TempDir() + "kattn_caseless_scenario.json";
+  for (const char* text : {R"({"name": "t"})", R"({"cases": {}})", "[1, 2]"}) {
+    std::ofstream(path) << text;
+    EXPECT_THROW(load_scenario(path), std::runtime_error) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kattn

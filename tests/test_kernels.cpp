@@ -19,7 +19,7 @@ namespace {
 void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
   const ProblemRun run = run_problem(problem, options);
   EXPECT_EQ(run.plan.variant, *options.variant);
-  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem.out_dtype());
+  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
   EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
                           << c.max_rel_error;
 }

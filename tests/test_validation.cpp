@@ -211,6 +211,13 @@ TEST_F(DeviceValidation, FeatureTensorShapes) {
   expect_rejected<InvalidProblem>(out, "qq_bias");
 }
 
+TEST_F(DeviceValidation, NonFiniteQqBias) {
+  Vector<float**> qq_bias("qq", 32, 32);
+  Kokkos::deep_copy(Kokkos::subview(qq_bias, 3, 4), std::numeric_limits<float>::quiet_NaN());
+  in.qq_bias = qq_bias;
+  expect_rejected<InvalidProblem>(out, "qq_bias");
+}
+
 // Without value checks (check_values = false) the call still checks every shape and stride, and
 // a valid problem gives the oracle's output.
 TEST_F(DeviceValidation, ShapesCheckedWithoutValueChecks) {
@@ -233,7 +240,7 @@ TEST_F(DeviceValidation, ValidProblemWithoutValueChecksMatchesOracle) {
     attention(in, problem.params, out, trusted);
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     const Comparison c = compare_to_reference(std::vector<float>(host.data(), host.data() + host.span()),
-                                              oracle_attention(problem), problem.out_dtype());
+                                              oracle_attention(problem), problem);
     EXPECT_TRUE(c.passed()) << to_string(variant) << ": " << c.failures << " elements off";
   }
 }

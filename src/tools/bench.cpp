@@ -4,27 +4,17 @@
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
+#include "tools/bench_report.hpp"
 #include "tools/commands.hpp"
-
-#include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
-#include <fstream>
 #include <optional>
 
 namespace kattn::cli {
 namespace {
 
-// Bytes a kernel must move at least (q, out, and every K/V element of every sequence once) and
-// the FLOPs of the two products (2 × 2 × head_size per query-key pair and query head).
-struct Work {
-  double bytes = 0.0;
-  double flops = 0.0;
-};
-
+// The least work of a problem (see Work).
 Work work_of(const HostProblem& p, std::size_t element_bytes, std::size_t cache_bytes) {
   const Geometry& g = p.geometry;
   Work w;
@@ -42,12 +32,6 @@ Work work_of(const HostProblem& p, std::size_t element_bytes, std::size_t cache_
   return w;
 }
 
-struct Timing {
-  double mean_us = 0.0;
-  double stddev_us = 0.0;
-  double min_us = 0.0;
-};
-
 // Host call to completion of each run: fenced before and after.
 template <class Device>
 Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, int runs,
@@ -57,7 +41,7 @@ Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, i
   std::vector<double> samples;
   for (int i = 0; i < runs; ++i) {
     Kokkos::Timer timer;
-    attention(d.inputs, d.params, d.out, options);
+    plan = attention(d.inputs, d.params, d.out, options);  // also with --warmup 0
     Kokkos::fence();
     samples.push_back(timer.seconds() * 1e6);
   }
@@ -73,6 +57,7 @@ Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, i
 std::vector<AttentionOptions> sweep(const BenchOptions& o, const TuningTable* table) {
   std::vector<AttentionOptions> result{AttentionOptions{}};
   result.front().tuning_table = table;
+  result.front().check_values = o.check_values;
   auto expand = [&result](const auto& values, auto set) {
     if (values.empty()) return;
     std::vector<AttentionOptions> next;
@@ -96,24 +81,13 @@ std::vector<AttentionOptions> sweep(const BenchOptions& o, const TuningTable* ta
   return result;
 }
 
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 }  // namespace
 
 int bench_command(const BenchOptions& o) {
   std::optional<TuningTable> table;
   if (!o.tuning_table.empty()) table = TuningTable::load(o.tuning_table);
   const std::vector<AttentionOptions> configurations = sweep(o, table ? &*table : nullptr);
-  nlohmann::json results = nlohmann::json::array();
-  fmt::print("kattn bench {} on {} ({}), {} warm-up + {} timed runs each, host call to completion\n", o.scenario,
-             ExecutionSpace::name(), build_arch(), o.warmup, o.runs);
-  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>10} {:>9} {:>9}  {}\n", "case", "variant", "tile",
-             "bm", "segs", "team", "mean us", "+- us", "min us", "GB/s", "TFLOP/s", "plan");
+  BenchReport report(o, measure_hardware_limits(o.hardware_file));
   bool found = false;
   for (const WorkloadSpec& spec : load_scenario(o.scenario)) {
     if (!o.only_case.empty() && spec.name != o.only_case) continue;
@@ -127,46 +101,16 @@ int bench_command(const BenchOptions& o) {
       using Out = decltype(out);
       const DeviceProblem<Q, Cache, Out> device = synthesize_problem<Q, Cache, Out>(layout, spec.seed);
       const Work work = work_of(layout, sizeof(Q), sizeof(Cache));
+      report.add_case(spec, layout, work);
       for (const AttentionOptions& options : configurations) {
         LaunchPlan plan;
         const Timing t = time_runs(device, options, o.warmup, o.runs, plan);
-        const double gbs = work.bytes / (t.mean_us * 1e3);
-        const double tflops = work.flops / (t.mean_us * 1e6);
-        fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f}  {}\n",
-                   spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments,
-                   plan.team_size, plan.vector_length, t.mean_us, t.stddev_us, t.min_us, gbs, tflops,
-                   options.variant ? "forced" : plan.source);
-        std::fflush(stdout);
-        results.push_back({{"case", spec.name},
-                           {"dtype", std::string(to_string(spec.dtype))},
-                           {"variant", std::string(to_string(plan.variant))},
-                           {"forced", bool(options.variant)},
-                           {"plan_source", plan.source},
-                           {"tile_size", plan.tile_size},
-                           {"block_m", plan.block_m},
-                           {"num_segments", plan.num_segments},
-                           {"team_size", plan.team_size},
-                           {"vector_length", plan.vector_length},
-                           {"grid_teams", plan.grid_teams},
-                           {"mean_us", t.mean_us},
-                           {"stddev_us", t.stddev_us},
-                           {"min_us", t.min_us},
-                           {"bytes", work.bytes},
-                           {"flops", work.flops},
-                           {"gb_per_s", gbs},
-                           {"tflop_per_s", tflops},
-                           {"num_seqs", layout.geometry.num_seqs},
-                           {"num_tokens", layout.geometry.num_tokens}});
+        report.add_result(spec, layout.geometry, plan, bool(options.variant), t, work);
       }
     });
   }
   if (!found) throw std::invalid_argument(o.scenario + ": no case named '" + o.only_case + "'");
-  if (!o.json_path.empty()) {
-    nlohmann::json doc{{"backend", ExecutionSpace::name()}, {"arch", std::string(build_arch())},
-                       {"date", today()},  {"scenario", o.scenario},
-                       {"warmup", o.warmup}, {"runs", o.runs}, {"results", results}};
-    std::ofstream(o.json_path) << doc.dump(1) << "\n";
-  }
+  if (!o.json_path.empty()) report.write_json(o.json_path);
   return kSuccess;
 }
 

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -47,7 +48,7 @@ int validate_command(const std::string& path, const std::string& variant_name, c
       AttentionOptions options;
       options.variant = variant;
       const ProblemRun run = run_problem(c.problem, options);
-      const Comparison result = compare_to_reference(run.out, c.expected, c.problem.out_dtype());
+      const Comparison result = compare_to_reference(run.out, c.expected, c.problem);
       ++checked;
       failed += result.passed() ? 0 : 1;
       fmt::print("{:<32} {:<13} {:<17} {:>12.3e} {:>12.3e}  {}\n", c.name, storage_label(c.problem),
@@ -136,10 +137,19 @@ int main(int argc, char** argv) {
   bench->add_option("--team-size", bench_options.team_sizes, "team sizes to sweep")->delimiter(',');
   bench->add_option("--vector-length", bench_options.vector_lengths, "vector lengths to sweep")->delimiter(',');
   bench->add_option("--grid-teams", bench_options.grid_teams, "static-grid team counts to sweep")->delimiter(',');
-  bench->add_option("--warmup", bench_options.warmup, "untimed runs first")->capture_default_str();
-  bench->add_option("--runs", bench_options.runs, "timed runs")->capture_default_str();
+  bench->add_option("--warmup", bench_options.warmup, "untimed runs first")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
+  bench->add_option("--runs", bench_options.runs, "timed runs")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()))
+      ->capture_default_str();
   bench->add_option("--json", bench_options.json_path, "also write the results to this JSON file");
   bench->add_option("--tuning-table", bench_options.tuning_table, "plan from this table instead of the built-in one");
+  bench->add_flag("!--no-check-values", bench_options.check_values,
+                  "skip the host copies that validate the index values (shapes are still checked)");
+  bench->add_option("--hardware", bench_options.hardware_file,
+                    "peak FLOP/s file (default: data/hardware/<arch>.json if present)");
+  bench->add_option("--commit", bench_options.commit, "source revision to record in the JSON");
 
   try {
     app.parse(argc, argv);

@@ -24,6 +24,10 @@ std::shared_ptr<const void> own(hid_t id, herr_t (*close)(hid_t)) {
   });
 }
 
+constexpr double kMaxExpansion = 1100.0;   // uncompressed bytes per stored byte, at most
+constexpr double kUnstoredBytes = 1 << 20;  // what an unallocated dataset (fill values) may declare
+constexpr std::size_t kMaxStringBytes = 1 << 20;  // a string attribute (names, descriptions)
+
 struct Scoped {  // a temporary HDF5 handle closed at scope exit
   hid_t id;
   herr_t (*close)(hid_t);
@@ -31,6 +35,19 @@ struct Scoped {  // a temporary HDF5 handle closed at scope exit
     if (id >= 0) close(id);
   }
 };
+
+// A corrupt header can declare element types HDF5's conversions overrun (an integer of 256 MiB,
+// a float whose fields exceed its size); kattn and h5py write only the standard ones.
+bool standard_type(hid_t type) {
+  // The macros call H5open(): an array, not an initializer_list.
+  const hid_t standards[] = {H5T_STD_I8LE,  H5T_STD_I16LE, H5T_STD_I32LE, H5T_STD_I64LE,  H5T_STD_U8LE,
+                             H5T_STD_U16LE, H5T_STD_U32LE, H5T_STD_U64LE, H5T_STD_I8BE,   H5T_STD_I16BE,
+                             H5T_STD_I32BE, H5T_STD_I64BE, H5T_STD_U8BE,  H5T_STD_U16BE,  H5T_STD_U32BE,
+                             H5T_STD_U64BE, H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
+  for (hid_t standard : standards)
+    if (H5Tequal(type, standard) > 0) return true;
+  return false;
+}
 
 template <class T>
 hid_t memory_type();
@@ -88,13 +105,21 @@ void write_scalar_attribute(hid_t target, const std::string& where, const std::s
     throw FileFormatError(where, "cannot write attribute '" + name + "'");
 }
 
+// H5Aread writes every element of an attribute's dataspace; kattn reads one value.
+void require_single_value(hid_t attr, const std::string& where, const std::string& name) {
+  Scoped space{H5Aget_space(attr), H5Sclose};
+  if (H5Sget_simple_extent_npoints(space.id) != 1)
+    throw FileFormatError(where, "attribute '" + name + "' is not a single value");
+}
+
 template <class T>
 T read_scalar_attribute(hid_t target, const std::string& where, const std::string& name, hid_t type) {
   if (H5Aexists(target, name.c_str()) <= 0) throw FileFormatError(where, "has no attribute '" + name + "'");
   Scoped attr{H5Aopen(target, name.c_str(), H5P_DEFAULT), H5Aclose};
+  require_single_value(attr.id, where, name);
   Scoped file_type{H5Aget_type(attr.id), H5Tclose};
   const H5T_class_t cls = H5Tget_class(file_type.id);
-  if (cls != H5T_INTEGER && cls != H5T_FLOAT)
+  if ((cls != H5T_INTEGER && cls != H5T_FLOAT) || !standard_type(file_type.id))
     throw FileFormatError(where, "attribute '" + name + "' is not a number");
   T value{};
   if (H5Aread(attr.id, type, &value) < 0) throw FileFormatError(where, "cannot read attribute '" + name + "'");
@@ -128,6 +153,7 @@ std::int64_t Group::read_int(const std::string& name) const {
 std::string Group::read_string(const std::string& name) const {
   if (!has_attribute(name)) throw FileFormatError(where_, "has no attribute '" + name + "'");
   Scoped attr{H5Aopen(id(), name.c_str(), H5P_DEFAULT), H5Aclose};
+  require_single_value(attr.id, where_, name);
   Scoped type{H5Aget_type(attr.id), H5Tclose};
   if (H5Tget_class(type.id) != H5T_STRING) throw FileFormatError(where_, "attribute '" + name + "' is not a string");
   if (H5Tis_variable_str(type.id) > 0) {  // as h5py writes str attributes
@@ -139,6 +165,7 @@ std::string Group::read_string(const std::string& name) const {
     H5free_memory(text);
     return value;
   }
+  if (H5Tget_size(type.id) > kMaxStringBytes) throw FileFormatError(where_, "attribute '" + name + "' is too long (corrupt)");
   std::string value(H5Tget_size(type.id), '\0');
   if (H5Aread(attr.id, type.id, value.data()) < 0)
     throw FileFormatError(where_, "cannot read attribute '" + name + "'");
@@ -178,17 +205,37 @@ Dataset<T> Group::read(const std::string& name) const {
   const bool want_integer = std::is_integral<T>::value;
   if (cls != (want_integer ? H5T_INTEGER : H5T_FLOAT))
     throw FileFormatError(where_, "dataset '" + name + "' must hold " + (want_integer ? "integers" : "floating-point numbers"));
+  if (!standard_type(type.id))
+    throw FileFormatError(where_, "dataset '" + name + "' has a non-standard " + (want_integer ? "integer" : "float") +
+                                      " type (" + std::to_string(H5Tget_size(type.id)) + " bytes)");
   Scoped space{H5Dget_space(dataset.id), H5Sclose};
   const int rank = H5Sget_simple_extent_ndims(space.id);
   if (rank < 0) throw FileFormatError(where_, "dataset '" + name + "' has no simple shape");
-  std::vector<hsize_t> shape(std::size_t(rank), 0);
-  H5Sget_simple_extent_dims(space.id, shape.data(), nullptr);
+  std::vector<hsize_t> shape(std::size_t(rank), 0), max_shape(std::size_t(rank), 0);
+  H5Sget_simple_extent_dims(space.id, shape.data(), max_shape.data());
+  // HDF5 1.10 copies a whole chunk of the declared shape out of a decompressed chunk that may be
+  // smaller; a chunk beyond a fixed extent (which HDF5 never writes) is corrupt.
+  Scoped create{H5Dget_create_plist(dataset.id), H5Pclose};
+  if (H5Pget_layout(create.id) == H5D_CHUNKED) {
+    std::vector<hsize_t> chunk(std::size_t(rank), 0);
+    if (H5Pget_chunk(create.id, rank, chunk.data()) != rank)
+      throw FileFormatError(where_, "dataset '" + name + "' has a chunk shape of another rank (corrupt)");
+    for (int i = 0; i < rank; ++i)
+      if (max_shape[i] != H5S_UNLIMITED && chunk[i] > max_shape[i])
+        throw FileFormatError(where_, "dataset '" + name + "' has chunks larger than its extent (corrupt)");
+  }
   Dataset<T> result;
   hsize_t count = 1;
   for (hsize_t d : shape) {
     result.dims.push_back(d);
     count *= d;
   }
+  // A corrupt header can declare a huge extent; refuse sizes no compression of the stored bytes
+  // could explain (deflate expands at most about 1032:1) before allocating them.
+  const double stored_bytes = double(H5Dget_storage_size(dataset.id));
+  if (double(count) * double(sizeof(T)) > kMaxExpansion * stored_bytes + kUnstoredBytes)
+    throw FileFormatError(where_, "dataset '" + name + "' declares " + std::to_string(count) + " elements but stores " +
+                                      std::to_string(std::uint64_t(stored_bytes)) + " bytes (corrupt)");
   result.values.resize(count);
   if (count > 0 && H5Dread(dataset.id, memory_type<T>(), H5S_ALL, H5S_ALL, H5P_DEFAULT, result.values.data()) < 0)
     throw FileFormatError(where_, "cannot read dataset '" + name + "' (corrupt or out of range)");

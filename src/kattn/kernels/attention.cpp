@@ -7,6 +7,7 @@
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/problem/validate.hpp"
 
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -51,6 +52,11 @@ void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<
     }
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), *values);
     validate_head_values(g, host.data(), host.extent(0), name);
+  }
+  if (check_values && in.qq_bias.span() > 0) {
+    const auto qq_bias = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.qq_bias);
+    for (std::size_t i = 0; i < qq_bias.span(); ++i)
+      if (!std::isfinite(qq_bias.data()[i])) throw InvalidProblem("qq_bias", "holds a non-finite value");
   }
 }
 

@@ -16,18 +16,19 @@
 
 namespace kattn {
 
-// One dot product per row of the team's group, summed across the vector lanes.
+// The dot products of two keys with each row of the team's group, summed across the vector lanes.
 struct RowDots {
-  float value[kSplitKvMaxRows];
+  static constexpr int kValues = 2 * kSplitKvMaxRows;
+  float value[kValues];
   KOKKOS_INLINE_FUNCTION RowDots() {
-    for (int r = 0; r < kSplitKvMaxRows; ++r) value[r] = 0.0f;
+    for (int i = 0; i < kValues; ++i) value[i] = 0.0f;
   }
   KOKKOS_INLINE_FUNCTION RowDots& operator+=(const RowDots& other) {
-    for (int r = 0; r < kSplitKvMaxRows; ++r) value[r] += other.value[r];
+    for (int i = 0; i < kValues; ++i) value[i] += other.value[i];
     return *this;
   }
   KOKKOS_INLINE_FUNCTION void operator+=(const volatile RowDots& other) volatile {  // Kokkos 3.4's join
-    for (int r = 0; r < kSplitKvMaxRows; ++r) value[r] += other.value[r];
+    for (int i = 0; i < kValues; ++i) value[i] += other.value[i];
   }
 };
 
@@ -94,28 +95,40 @@ struct SplitKvKernel {
 
     const std::int32_t* block_row = &args.block_table(seq, 0);
     const int block_size = args.block_size;
-    // Scores: a thread per key, its lanes split the head dimension and sum their dot products.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int j) {
-      const int key = first + j;
-      const auto* k_row = args.k.row(block_row[key / block_size], key % block_size, kv_head);
+    // Scores: a thread per pair of keys (both rows loaded before either is used, to keep more
+    // loads in flight), its lanes split the head dimension and sum their dot products.
+    const int pairs = (count + 1) / 2;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](int pair) {
+      const int keys[2] = {first + pair, first + pair + pairs};
+      const bool second = pair + pairs < count;
+      const typename Args::cache_type* k_rows[2] = {args.k.row(block_row[keys[0] / block_size], keys[0] % block_size, kv_head),
+                               second ? args.k.row(block_row[keys[1] / block_size], keys[1] % block_size, kv_head)
+                                      : nullptr};
       RowDots dots;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, lanes),
           [&](int lane, RowDots& partial) {
-            float k[kLaneElements];
-            load_lane_chunk(k_row, lane, head_size, aligned, k);
+            float k[2][kLaneElements] = {};
+            load_lane_chunk(k_rows[0], lane, head_size, aligned, k[0]);
+            if (second) load_lane_chunk(k_rows[1], lane, head_size, aligned, k[1]);
             for (int r = 0; r < kSplitKvMaxRows; ++r) {
               if (r >= rows) break;
               const float* q_lane = &q(r * q_stride + lane * kLaneElements);
-              float dot = 0.0f;
-              for (int e = 0; e < kLaneElements; ++e) dot += q_lane[e] * k[e];
-              partial.value[r] += dot;
+              float dot[2] = {0.0f, 0.0f};
+              for (int e = 0; e < kLaneElements; ++e) {
+                dot[0] += q_lane[e] * k[0][e];
+                dot[1] += q_lane[e] * k[1][e];
+              }
+              partial.value[r] += dot[0];
+              partial.value[kSplitKvMaxRows + r] += dot[1];
             }
           },
           dots);
       Kokkos::single(Kokkos::PerThread(team), [&]() {
-        for (int r = 0; r < rows; ++r)
-          scores(r * count + j) = args.rules.logit(dots.value[r], first_head + r, position, key, context_len);
+        for (int i = 0; i < (second ? 2 : 1); ++i)
+          for (int r = 0; r < rows; ++r)
+            scores(r * count + keys[i] - first) =
+                args.rules.logit(dots.value[i * kSplitKvMaxRows + r], first_head + r, position, keys[i], context_len);
       });
     });
     team.team_barrier();

@@ -16,11 +16,32 @@ Tolerance tolerance_for(DType dtype) {
   throw std::logic_error("tolerance_for: unknown dtype");
 }
 
+Tolerance tolerance_for(const HostProblem& problem) {
+  Tolerance tol = tolerance_for(problem.out_dtype());
+  double weight_rounding = 0.0;  // half an ulp of q's type, relative
+  if (problem.dtype == DType::fp16) weight_rounding = std::ldexp(1.0, -11);
+  if (problem.dtype == DType::bf16) weight_rounding = std::ldexp(1.0, -8);
+  double max_v = 0.0;
+  for (float v : problem.v_cache) max_v = std::max(max_v, double(std::fabs(v)));
+  const double out_units = problem.fp8_out ? double(problem.params.out_scale) : 1.0;
+  tol.atol += weight_rounding * max_v * double(problem.params.v_scale) / out_units;
+  return tol;
+}
+
 Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference, DType dtype) {
+  return compare_to_reference(out, reference, tolerance_for(dtype));
+}
+
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference,
+                                const HostProblem& problem) {
+  return compare_to_reference(out, reference, tolerance_for(problem));
+}
+
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference,
+                                const Tolerance& tol) {
   if (out.size() != reference.size())
     throw std::invalid_argument("compare_to_reference: output has " + std::to_string(out.size()) +
                                 " elements, reference " + std::to_string(reference.size()));
-  const Tolerance tol = tolerance_for(dtype);
   Comparison c;
   for (std::size_t i = 0; i < out.size(); ++i) {
     const double error = std::fabs(double(out[i]) - reference[i]);

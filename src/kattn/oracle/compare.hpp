@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kattn/core/dtype.hpp"
+#include "kattn/problem/host_problem.hpp"
 
 #include <vector>
 
@@ -18,6 +19,12 @@ struct Tolerance {
 
 Tolerance tolerance_for(DType dtype);
 
+// The tolerance of one problem's output: tolerance_for(out dtype), with atol widened by the error
+// of rounding the softmax weights to q's storage type before the P·V product (tensor-core
+// kernels do, as FlashAttention and vLLM's Triton kernel do): half an ulp of q's type times the
+// largest |v| (dequantised), divided by out_scale for an fp8 output, which magnifies it.
+Tolerance tolerance_for(const HostProblem& problem);
+
 struct Comparison {
   double max_abs_error = 0.0;
   double max_rel_error = 0.0;  // |out - ref| / max(|ref|, atol), so near-zero refs do not explode
@@ -25,6 +32,10 @@ struct Comparison {
   bool passed() const { return failures == 0; }
 };
 
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference,
+                                const Tolerance& tolerance);
 Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference, DType dtype);
+Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference,
+                                const HostProblem& problem);
 
 }  // namespace kattn

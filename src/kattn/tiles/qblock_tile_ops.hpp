@@ -90,7 +90,11 @@ KOKKOS_INLINE_FUNCTION void qblock_softmax_update(const Member& team, int block_
         Kokkos::ThreadVectorRange(team, count),
         [&](int j, float& partial) { partial = compat::fmax(partial, scores(r * count + j)); },
         Kokkos::Max<float>(tile_max));
-    SoftmaxState state{row_max(r), row_sum(r)};
+    // The lane that writes the row's state is the only one that reads it (and broadcasts it), so
+    // no lane reads while another writes without a barrier between them.
+    SoftmaxState state;
+    Kokkos::single(
+        Kokkos::PerThread(team), [&](SoftmaxState& s) { s = SoftmaxState{row_max(r), row_sum(r)}; }, state);
     const float alpha = state.rescale_to(tile_max);
     float tile_sum = 0.0f;
     Kokkos::parallel_reduce(

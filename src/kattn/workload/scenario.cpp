@@ -68,8 +68,10 @@ std::vector<WorkloadSpec> load_scenario(const std::string& path) {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(path + ": not valid JSON: " + e.what());
   }
+  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
+    throw std::runtime_error(path + ": needs an array \"cases\"");
   std::vector<WorkloadSpec> specs;
-  const auto& cases = doc.at("cases");
+  const auto& cases = doc["cases"];
   for (std::size_t i = 0; i < cases.size(); ++i) {
     try {
       const WorkloadSpec base = parse_case(cases[i]);

@@ -1,0 +1,144 @@
+#include "tools/bench_report.hpp"
+
+#include "kattn/core/execution_space.hpp"
+
+#include <fmt/core.h>
+
+#include <ctime>
+#include <fstream>
+#include <optional>
+
+namespace kattn::cli {
+namespace {
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+// The scenario case as the generator read it.
+nlohmann::json spec_json(const WorkloadSpec& s) {
+  const FeatureSpec& f = s.features;
+  return {{"model", s.model.name},
+          {"batch_size", s.batch_size},
+          {"min_seq_len", s.min_seq_len},
+          {"max_seq_len", s.max_seq_len},
+          {"decode_share", s.decode_share},
+          {"chunked_prefill", s.chunked_prefill},
+          {"max_query_len", s.max_query_len},
+          {"block_size", s.block_size},
+          {"permute_blocks", s.permute_blocks},
+          {"causal", s.causal},
+          {"seed", s.seed},
+          {"window_left", f.window_left},
+          {"softcap", f.softcap},
+          {"alibi", f.alibi},
+          {"sinks", f.sinks},
+          {"prefix_lm", f.prefix_lm},
+          {"qq_bias", f.qq_bias},
+          {"fp8_kv_cache", f.fp8_kv_cache},
+          {"fp8_out", f.fp8_out}};
+}
+
+nlohmann::json optional_json(std::optional<double> value) { return value ? nlohmann::json(*value) : nullptr; }
+
+// "12.3", or "-" when the share is unknown.
+std::string percent(std::optional<double> share) { return share ? fmt::format("{:.1f}", 100.0 * *share) : "-"; }
+
+}  // namespace
+
+BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
+    : options_(options), limits_(std::move(limits)) {
+  fmt::print("kattn bench {} on {} ({}): {}\n", options_.scenario, ExecutionSpace::name(), build_arch(),
+             limits_.device);
+  fmt::print("copy bandwidth {:.1f} GB/s (read + write); peak TFLOP/s", limits_.copy_gb_per_s);
+  for (const auto& [dtype, peak] : limits_.peak_tflop_per_s)
+    fmt::print(" {} {}", dtype, peak ? fmt::format("{:.1f}", *peak) : "unknown");
+  fmt::print(" ({})\n{} warm-up + {} timed runs each, host call to completion\n", limits_.peak_source,
+             options_.warmup, options_.runs);
+  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n", "case",
+             "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "min us", "GB/s", "TFLOP/s", "%copy", "%peak",
+             "plan");
+}
+
+// What ran: geometry and per-sequence shapes, enough for another tool to rebuild the batch.
+void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const Work& work) {
+  const Geometry& g = p.geometry;
+  std::vector<int> query_lens;
+  for (int s = 0; s < g.num_seqs; ++s)
+    query_lens.push_back(p.cu_seqlens_q[std::size_t(s) + 1] - p.cu_seqlens_q[std::size_t(s)]);
+  cases_.push_back({{"name", spec.name},
+                    {"dtype", std::string(to_string(p.dtype))},
+                    {"kv_dtype", std::string(to_string(p.kv_dtype()))},
+                    {"out_dtype", std::string(to_string(p.out_dtype()))},
+                    {"num_q_heads", g.num_q_heads},
+                    {"num_kv_heads", g.num_kv_heads},
+                    {"head_size", g.head_size},
+                    {"block_size", g.block_size},
+                    {"causal", p.params.causal},
+                    {"query_lens", query_lens},
+                    {"seq_lens", p.seq_lens},
+                    {"bytes", work.bytes},
+                    {"flops", work.flops},
+                    {"spec", spec_json(spec)}});
+}
+
+void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced,
+                             const Timing& t, const Work& work) {
+  const double gbs = work.bytes / (t.mean_us * 1e3);
+  const double tflops = work.flops / (t.mean_us * 1e6);
+  const double bandwidth_share = gbs / limits_.copy_gb_per_s;
+  const std::optional<double> peak = peak_tflop_per_s(limits_, spec.dtype);
+  const std::optional<double> peak_share = peak ? std::optional<double>(tflops / *peak) : std::nullopt;
+  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
+             spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
+             plan.vector_length, t.mean_us, t.stddev_us, t.min_us, gbs, tflops, percent(bandwidth_share),
+             percent(peak_share), forced ? "forced" : plan.source);
+  std::fflush(stdout);
+  results_.push_back({{"case", spec.name},
+                      {"dtype", std::string(to_string(spec.dtype))},
+                      {"variant", std::string(to_string(plan.variant))},
+                      {"forced", forced},
+                      {"plan_source", plan.source},
+                      {"tile_size", plan.tile_size},
+                      {"block_m", plan.block_m},
+                      {"num_segments", plan.num_segments},
+                      {"team_size", plan.team_size},
+                      {"vector_length", plan.vector_length},
+                      {"grid_teams", plan.grid_teams},
+                      {"tensor_cores", plan.tensor_cores},
+                      {"mean_us", t.mean_us},
+                      {"stddev_us", t.stddev_us},
+                      {"min_us", t.min_us},
+                      {"bytes", work.bytes},
+                      {"flops", work.flops},
+                      {"gb_per_s", gbs},
+                      {"tflop_per_s", tflops},
+                      {"bandwidth_share", bandwidth_share},
+                      {"peak_share", optional_json(peak_share)},
+                      {"num_seqs", g.num_seqs},
+                      {"num_tokens", g.num_tokens}});
+}
+
+void BenchReport::write_json(const std::string& path) const {
+  const nlohmann::json doc{{"schema", "kattn-bench"},
+                           {"schema_version", 2},
+                           {"backend", ExecutionSpace::name()},
+                           {"arch", std::string(build_arch())},
+                           {"device", limits_.device},
+                           {"date", today()},
+                           {"commit", options_.commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.commit)},
+                           {"scenario", options_.scenario},
+                           {"warmup", options_.warmup},
+                           {"runs", options_.runs},
+                           {"check_values", options_.check_values},
+                           {"timing", "host call to completion, fenced before and after each run"},
+                           {"hardware", to_json(limits_)},
+                           {"cases", cases_},
+                           {"results", results_}};
+  std::ofstream(path) << doc.dump(1) << "\n";
+}
+
+}  // namespace kattn::cli

@@ -1,0 +1,43 @@
+// The table and the JSON file of `kattn bench` (docs/cli.md; schema in docs/performance.md).
+#pragma once
+
+#include "kattn/problem/host_problem.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+#include "kattn/workload/scenario.hpp"
+#include "tools/bench.hpp"
+#include "tools/bench_hardware.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kattn::cli {
+
+// Bytes a kernel must move at least (q, out, and every K/V element of every sequence once) and
+// the FLOPs of the two products (2 × 2 × head_size per query-key pair and query head).
+struct Work {
+  double bytes = 0.0;
+  double flops = 0.0;
+};
+
+struct Timing {
+  double mean_us = 0.0;
+  double stddev_us = 0.0;
+  double min_us = 0.0;
+};
+
+// Prints the header on construction and one table row per result; keeps both for the JSON.
+class BenchReport {
+ public:
+  BenchReport(const BenchOptions& options, HardwareLimits limits);
+  void add_case(const WorkloadSpec& spec, const HostProblem& layout, const Work& work);
+  void add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced, const Timing& t,
+                  const Work& work);
+  void write_json(const std::string& path) const;
+
+ private:
+  BenchOptions options_;
+  HardwareLimits limits_;
+  nlohmann::json cases_ = nlohmann::json::array();
+  nlohmann::json results_ = nlohmann::json::array();
+};
+
+}  // namespace kattn::cli
