@@ -7,6 +7,7 @@
 #include "kattn/core/storage_types.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace kattn {
 
@@ -29,15 +30,31 @@ bool lane_chunks_aligned(const Storage* base, std::int64_t stride_block, std::in
          aligned(stride_slot) && aligned(stride_head);
 }
 
+// Storage to float for a lane's elements. On CUDA devices fp16 converts with the hardware
+// instruction (exact, like fp16_to_float, in one instruction instead of a dozen): decode
+// converts every K and V element it streams, and the software path made the split-KV kernel
+// instruction-bound (Nsight Compute, H100, 2026-11-23: 45 % SM, 15 % DRAM throughput).
+template <class Storage>
+KOKKOS_INLINE_FUNCTION float lane_to_float(Storage value) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same<Storage, fp16_t>::value) {
+    float result;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(result) : "h"(value.bits));
+    return result;
+  }
+#endif
+  return to_float(value);
+}
+
 template <class Storage>
 KOKKOS_INLINE_FUNCTION void load_lane_chunk(const Storage* row, int lane, int head_size, bool aligned,
                                             float (&out)[kLaneElements]) {
   const int first = lane * kLaneElements;
   if (aligned && first + kLaneElements <= head_size) {
     const LaneChunk<Storage> chunk = *reinterpret_cast<const LaneChunk<Storage>*>(row + first);
-    for (int e = 0; e < kLaneElements; ++e) out[e] = to_float(chunk.values[e]);
+    for (int e = 0; e < kLaneElements; ++e) out[e] = lane_to_float(chunk.values[e]);
   } else {
-    for (int e = 0; e < kLaneElements; ++e) out[e] = first + e < head_size ? to_float(row[first + e]) : 0.0f;
+    for (int e = 0; e < kLaneElements; ++e) out[e] = first + e < head_size ? lane_to_float(row[first + e]) : 0.0f;
   }
 }
 
