@@ -18,8 +18,6 @@
 namespace kattn::cli {
 namespace {
 
-constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
-
 std::string host_cpu_name() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string name = "host CPU";

@@ -13,4 +13,7 @@ using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 #endif
 using MemorySpace = ExecutionSpace::memory_space;
 
+// True when the kernels run on the host (OpenMP, Serial).
+constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
+
 }  // namespace kattn

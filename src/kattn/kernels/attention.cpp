@@ -7,7 +7,6 @@
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/problem/validate.hpp"
 
-#include <cmath>
 #include <limits>
 #include <string>
 
@@ -55,8 +54,7 @@ void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<
   }
   if (check_values && in.qq_bias.span() > 0) {
     const auto qq_bias = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.qq_bias);
-    for (std::size_t i = 0; i < qq_bias.span(); ++i)
-      if (!std::isfinite(qq_bias.data()[i])) throw InvalidProblem("qq_bias", "holds a non-finite value");
+    validate_qq_bias_values(qq_bias.data(), qq_bias.span());
   }
 }
 
@@ -119,7 +117,7 @@ void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) 
 }
 
 template <class Args>
-void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan, bool aligned) {
+void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan) {
   const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
   const std::int64_t items = std::int64_t(g.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
@@ -132,6 +130,7 @@ void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan
     partials = placement.at(Workspace::instance().commit(layout), g, plan.num_segments);
   }
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
+  const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
   typename Kernel::Policy policy(int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
   Kokkos::parallel_for("kattn::split_kv", policy,
@@ -171,12 +170,7 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
     case Variant::qblock_static: launch_qblock<false>(args, g, plan); break;
     case Variant::segmented:
     case Variant::segmented_static: launch_qblock<true>(args, g, plan); break;
-    case Variant::split_kv:
-      launch_split_kv(args, g, plan,
-                      lane_chunks_aligned(in.k_cache.data(), args.k.stride_block, args.k.stride_slot, args.k.stride_head) &&
-                          lane_chunks_aligned(in.v_cache.data(), args.v.stride_block, args.v.stride_slot,
-                                              args.v.stride_head));
-      break;
+    case Variant::split_kv: launch_split_kv(args, g, plan); break;
   }
   return plan;
 }

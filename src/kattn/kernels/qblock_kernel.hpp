@@ -12,7 +12,6 @@
 #include "kattn/kernels/kernel_args.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
-#include "kattn/tiles/qblock_tile_ops.hpp"
 #include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
@@ -34,8 +33,6 @@ struct QBlockKernel {
   int num_segments;
   bool static_grid;
   bool tensor_cores;  // tile products on tensor cores (LaunchPlan::tensor_cores)
-  static constexpr bool kTensorCoreOperands =
-      tensor_core_operands<typename Args::q_type, typename Args::cache_type>();
 
   KOKKOS_INLINE_FUNCTION int num_items() const {
     return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
@@ -128,22 +125,13 @@ struct QBlockKernel {
       load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);
       load_kv_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, v_tile);
       team.team_barrier();
-      if constexpr (kTensorCoreOperands) {
-        if (tensor_cores) {
-          tile_dot_products_mma<typename Args::cache_type>(block_m, q, k_tile, count, head_size, scores);
-          team.team_barrier();
-          qblock_apply_rules(team, rows, block_m, first, count, args.rules, scores);
-        }
-      }
-      if (!tensor_cores) qblock_scores(team, rows, block_m, q, k_tile, first, count, head_size, args.rules, scores);
+      qblock_tile_scores<typename Args::q_type>(team, tensor_cores, rows, block_m, q, k_tile, first, count, head_size,
+                                                args.rules, scores);
       team.team_barrier();
       qblock_softmax_update(team, block_m, count, scores, row_max, row_sum, row_alpha);
       team.team_barrier();
-      if constexpr (kTensorCoreOperands) {
-        if (tensor_cores)
-          tile_accumulate_mma<typename Args::cache_type>(block_m, count, head_size, acc, row_alpha, scores, v_tile);
-      }
-      if (!tensor_cores) qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, scores, v_tile);
+      qblock_tile_accumulate<typename Args::q_type>(team, tensor_cores, block_m, count, head_size, acc, row_alpha,
+                                                    scores, v_tile);
       team.team_barrier();  // the next tile overwrites K, V and the scores
     }
 

@@ -56,6 +56,11 @@ void validate_head_values(const Geometry& g, const float* values, std::size_t co
       throw InvalidProblem(indexed(name, std::int64_t(h)), "must be finite, got " + std::to_string(values[h]));
 }
 
+void validate_qq_bias_values(const float* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i])) throw InvalidProblem("qq_bias", "holds a non-finite value");
+}
+
 void validate_kv_cache(const Geometry& g, const KvCacheStrides& s, std::int64_t allocation, const char* name) {
   const std::string field(name);
   if (s.head < g.head_size)
@@ -135,8 +140,7 @@ void validate(const HostProblem& p) {
   if (!p.prefix_lens.empty()) require_size("prefix_lens", p.prefix_lens.size(), g.num_seqs);
   if (p.qq_bias_size < 0) throw InvalidProblem("qq_bias_size", "must not be negative");
   require_size("qq_bias", p.qq_bias.size(), std::int64_t(p.qq_bias_size) * p.qq_bias_size);
-  for (float x : p.qq_bias)
-    if (!std::isfinite(x)) throw InvalidProblem("qq_bias", "holds a non-finite value");
+  validate_qq_bias_values(p.qq_bias.data(), p.qq_bias.size());
   validate_batch_index(g, {p.block_table.data(), p.cu_seqlens_q.data(), p.seq_lens.data(),
                            p.prefix_lens.empty() ? nullptr : p.prefix_lens.data(),
                            p.qq_bias.empty() ? -1 : p.qq_bias_size});

@@ -36,6 +36,8 @@ void validate_params(const AttentionParams& params);
 // Per-head feature tensors: `count` entries (0 = absent) must be num_q_heads finite values
 // (values == nullptr checks the count alone).
 void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name);
+// The qq-bias matrix: `count` finite values.
+void validate_qq_bias_values(const float* values, std::size_t count);
 // `allocation` is the number of elements behind the cache pointer.
 void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation,
                        const char* name);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "kattn/core/storage_types.hpp"
+#include "kattn/tiles/paged_kv.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -21,13 +22,13 @@ struct alignas(sizeof(Storage) * kLaneElements < 16 ? sizeof(Storage) * kLaneEle
 // Lanes that cover a row of head_size elements.
 KOKKOS_INLINE_FUNCTION int lanes_for(int head_size) { return (head_size + kLaneElements - 1) / kLaneElements; }
 
-// True when every row start (base + any multiple of the strides) is aligned for LaneChunk loads.
+// True when every row of the cache (its base plus any multiple of its strides) is aligned for
+// LaneChunk loads.
 template <class Storage>
-bool lane_chunks_aligned(const Storage* base, std::int64_t stride_block, std::int64_t stride_slot,
-                         std::int64_t stride_head) {
+bool lane_chunks_aligned(const PagedKvAccessor<Storage>& cache) {
   const auto aligned = [](std::int64_t elements) { return elements % kLaneElements == 0; };
-  return reinterpret_cast<std::uintptr_t>(base) % alignof(LaneChunk<Storage>) == 0 && aligned(stride_block) &&
-         aligned(stride_slot) && aligned(stride_head);
+  return reinterpret_cast<std::uintptr_t>(cache.data) % alignof(LaneChunk<Storage>) == 0 &&
+         aligned(cache.stride_block) && aligned(cache.stride_slot) && aligned(cache.stride_head);
 }
 
 // Storage to float for a lane's elements. On CUDA devices fp16 converts with the hardware

@@ -1,6 +1,6 @@
 // Tensor-core tile products of the Q-block kernels: CUDA mma.sync m16n8k16 (sm_80 and later)
 // with fp16 or bf16 operands and fp32 accumulation, behind the portable products of
-// qblock_tile_ops.hpp (the kernels call these where the launch plan says tensor_cores).
+// qblock_tile_ops.hpp: qblock_tile_scores and qblock_tile_accumulate pick one per call.
 // Layout: a Kokkos thread is one warp (vector_length 32), so threadIdx.x is the lane and
 // threadIdx.y the warp. Operands come from team scratch: fp32 rows (q, the softmax weights) are
 // rounded to the operand type as their fragments load; K and V tiles are already in it. Rows,
@@ -9,6 +9,7 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
+#include "kattn/tiles/qblock_tile_ops.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -73,21 +74,50 @@ __device__ inline void mma<bf16_t>(float (&d)[4], const std::uint32_t (&a)[4], c
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// The A fragment of rows [m0, m0+16) × columns [k0, k0+16) of an fp32 row-major matrix.
-template <class T, class Element>
-__device__ inline void load_a(const Element& element, int m0, int k0, std::uint32_t (&a)[4]) {
+// C[m × n] = C0 + A[m × k] · B[k × n], spread over the team's warps: a warp takes 16 rows ×
+// 8·kTilesPerWarp columns at a time and keeps them in registers over the whole k loop.
+// a(r, i) gives fp32 (rounded to T here), b(i, c) gives T; both are called only inside the
+// matrix, and the fragments are zero outside it. c_init(r, c) gives C0, store(r, c, value) takes
+// the result, both only inside.
+template <class T, class A, class B, class Init, class Store>
+__device__ inline void warp_tile_product(int m, int n, int k, const A& a, const B& b, const Init& c_init,
+                                         const Store& store) {
   const int g = threadIdx.x >> 2, t = threadIdx.x & 3;
-  a[0] = round_pair<T>(element(m0 + g, k0 + 2 * t), element(m0 + g, k0 + 2 * t + 1));
-  a[1] = round_pair<T>(element(m0 + g + 8, k0 + 2 * t), element(m0 + g + 8, k0 + 2 * t + 1));
-  a[2] = round_pair<T>(element(m0 + g, k0 + 2 * t + 8), element(m0 + g, k0 + 2 * t + 9));
-  a[3] = round_pair<T>(element(m0 + g + 8, k0 + 2 * t + 8), element(m0 + g + 8, k0 + 2 * t + 9));
-}
-
-// Calls store(row, column, value) for the accumulator elements of tile (m0, n0) this lane holds.
-template <class Store>
-__device__ inline void for_each_c(int m0, int n0, float (&c)[4], const Store& store) {
-  const int g = threadIdx.x >> 2, t = threadIdx.x & 3;
-  for (int i = 0; i < 4; ++i) store(m0 + g + (i >= 2 ? 8 : 0), n0 + 2 * t + (i & 1), c[i]);
+  const auto a_at = [&](int r, int i) { return r < m && i < k ? a(r, i) : 0.0f; };
+  const auto b_at = [&](int i, int c) { return i < k && c < n ? b(i, c) : T{0}; };
+  const int m_tiles = (m + 15) / 16;
+  const int n_groups = (n + 8 * kTilesPerWarp - 1) / (8 * kTilesPerWarp);
+  for (int unit = threadIdx.y; unit < m_tiles * n_groups; unit += blockDim.y) {
+    const int m0 = unit / n_groups * 16;
+    const int n0 = unit % n_groups * 8 * kTilesPerWarp;
+    // This lane's accumulator element i of n-tile j sits at row m0 + g (+8 for i >= 2) and column
+    // n0 + 8j + 2t (+1 for odd i).
+    const auto row = [&](int i) { return m0 + g + (i >= 2 ? 8 : 0); };
+    const auto column = [&](int j, int i) { return n0 + 8 * j + 2 * t + (i & 1); };
+    float c[kTilesPerWarp][4];
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j)
+      for (int i = 0; i < 4; ++i) c[j][i] = row(i) < m && column(j, i) < n ? c_init(row(i), column(j, i)) : 0.0f;
+    for (int k0 = 0; k0 < k; k0 += 16) {
+      const std::uint32_t a_fragment[4] = {
+          round_pair<T>(a_at(m0 + g, k0 + 2 * t), a_at(m0 + g, k0 + 2 * t + 1)),
+          round_pair<T>(a_at(m0 + g + 8, k0 + 2 * t), a_at(m0 + g + 8, k0 + 2 * t + 1)),
+          round_pair<T>(a_at(m0 + g, k0 + 2 * t + 8), a_at(m0 + g, k0 + 2 * t + 9)),
+          round_pair<T>(a_at(m0 + g + 8, k0 + 2 * t + 8), a_at(m0 + g + 8, k0 + 2 * t + 9))};
+#pragma unroll
+      for (int j = 0; j < kTilesPerWarp; ++j) {
+        if (n0 + 8 * j >= n) break;
+        const int col = n0 + 8 * j + g;
+        const std::uint32_t b_fragment[2] = {pair_bits(b_at(k0 + 2 * t, col), b_at(k0 + 2 * t + 1, col)),
+                                             pair_bits(b_at(k0 + 2 * t + 8, col), b_at(k0 + 2 * t + 9, col))};
+        mma<T>(c[j], a_fragment, b_fragment);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j)
+      for (int i = 0; i < 4; ++i)
+        if (row(i) < m && column(j, i) < n) store(row(i), column(j, i), c[j][i]);
+  }
 }
 
 }  // namespace mma_detail
@@ -99,36 +129,10 @@ template <class T, class QView, class TileView, class ScoreView>
 KOKKOS_INLINE_FUNCTION void tile_dot_products_mma(int block_m, const QView& q, const TileView& k, int count,
                                                   int head_size, const ScoreView& raw) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace mma_detail;
-  const int g = threadIdx.x >> 2, t = threadIdx.x & 3;
-  const int m_tiles = (block_m + 15) / 16;
-  const int n_groups = (count + 8 * kTilesPerWarp - 1) / (8 * kTilesPerWarp);
-  const auto q_element = [&](int r, int d) { return r < block_m && d < head_size ? q(r * head_size + d) : 0.0f; };
-  const auto k_element = [&](int j, int d) { return j < count && d < head_size ? k(j * head_size + d) : T{0}; };
-  for (int unit = threadIdx.y; unit < m_tiles * n_groups; unit += blockDim.y) {
-    const int m0 = unit / n_groups * 16;
-    const int n0 = unit % n_groups * 8 * kTilesPerWarp;
-    float c[kTilesPerWarp][4] = {};
-    for (int k0 = 0; k0 < head_size; k0 += 16) {
-      std::uint32_t a[4];
-      load_a<T>(q_element, m0, k0, a);
-#pragma unroll
-      for (int n = 0; n < kTilesPerWarp; ++n) {
-        if (n0 + 8 * n >= count) break;
-        const int key = n0 + 8 * n + g;
-        const std::uint32_t b[2] = {pair_bits(k_element(key, k0 + 2 * t), k_element(key, k0 + 2 * t + 1)),
-                                    pair_bits(k_element(key, k0 + 2 * t + 8), k_element(key, k0 + 2 * t + 9))};
-        mma<T>(c[n], a, b);
-      }
-    }
-#pragma unroll
-    for (int n = 0; n < kTilesPerWarp; ++n) {
-      if (n0 + 8 * n >= count) break;
-      for_each_c(m0, n0 + 8 * n, c[n], [&](int r, int j, float value) {
-        if (r < block_m && j < count) raw(r * count + j) = value;
-      });
-    }
-  }
+  mma_detail::warp_tile_product<T>(
+      block_m, count, head_size, [&](int r, int d) { return q(r * head_size + d); },
+      [&](int d, int j) { return k(j * head_size + d); }, [](int, int) { return 0.0f; },
+      [&](int r, int j, float value) { raw(r * count + j) = value; });
 #else
   (void)block_m, (void)q, (void)k, (void)count, (void)head_size, (void)raw;
 #endif
@@ -141,45 +145,42 @@ KOKKOS_INLINE_FUNCTION void tile_accumulate_mma(int block_m, int count, int head
                                                 const RowView& row_alpha, const ScoreView& weights,
                                                 const TileView& v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace mma_detail;
-  const int g = threadIdx.x >> 2, t = threadIdx.x & 3;
-  const int m_tiles = (block_m + 15) / 16;
-  const int n_groups = (head_size + 8 * kTilesPerWarp - 1) / (8 * kTilesPerWarp);
-  const auto weight = [&](int r, int j) { return r < block_m && j < count ? weights(r * count + j) : 0.0f; };
-  const auto v_element = [&](int j, int d) { return j < count && d < head_size ? v(j * head_size + d) : T{0}; };
-  for (int unit = threadIdx.y; unit < m_tiles * n_groups; unit += blockDim.y) {
-    const int m0 = unit / n_groups * 16;
-    const int n0 = unit % n_groups * 8 * kTilesPerWarp;
-    float c[kTilesPerWarp][4];
-#pragma unroll
-    for (int n = 0; n < kTilesPerWarp; ++n)
-      for (int i = 0; i < 4; ++i) {
-        const int r = m0 + g + (i >= 2 ? 8 : 0), d = n0 + 8 * n + 2 * t + (i & 1);
-        c[n][i] = r < block_m && d < head_size ? acc(r * head_size + d) * row_alpha(r) : 0.0f;
-      }
-    for (int k0 = 0; k0 < count; k0 += 16) {
-      std::uint32_t a[4];
-      load_a<T>(weight, m0, k0, a);
-#pragma unroll
-      for (int n = 0; n < kTilesPerWarp; ++n) {
-        if (n0 + 8 * n >= head_size) break;
-        const int d = n0 + 8 * n + g;
-        const std::uint32_t b[2] = {pair_bits(v_element(k0 + 2 * t, d), v_element(k0 + 2 * t + 1, d)),
-                                    pair_bits(v_element(k0 + 2 * t + 8, d), v_element(k0 + 2 * t + 9, d))};
-        mma<T>(c[n], a, b);
-      }
-    }
-#pragma unroll
-    for (int n = 0; n < kTilesPerWarp; ++n) {
-      if (n0 + 8 * n >= head_size) break;
-      for_each_c(m0, n0 + 8 * n, c[n], [&](int r, int d, float value) {
-        if (r < block_m && d < head_size) acc(r * head_size + d) = value;
-      });
-    }
-  }
+  mma_detail::warp_tile_product<T>(
+      block_m, head_size, count, [&](int r, int j) { return weights(r * count + j); },
+      [&](int j, int d) { return v(j * head_size + d); },
+      [&](int r, int d) { return acc(r * head_size + d) * row_alpha(r); },
+      [&](int r, int d, float value) { acc(r * head_size + d) = value; });
 #else
   (void)block_m, (void)count, (void)head_size, (void)acc, (void)row_alpha, (void)weights, (void)v;
 #endif
+}
+
+// The two products of a Q-block tile step, on tensor cores where the launch plan says so and the
+// storage types allow it, else the portable products of qblock_tile_ops.hpp.
+template <class Q, class Member, class QView, class TileView, class ScoreView>
+KOKKOS_INLINE_FUNCTION void qblock_tile_scores(const Member& team, bool tensor_cores, const QBlockRows& rows,
+                                               int block_m, const QView& q, const TileView& k, int first, int count,
+                                               int head_size, const ScoreRules& rules, const ScoreView& scores) {
+  using Cache = typename TileView::non_const_value_type;
+  if constexpr (tensor_core_operands<Q, Cache>()) {
+    if (tensor_cores) {
+      tile_dot_products_mma<Cache>(block_m, q, k, count, head_size, scores);
+      team.team_barrier();
+      return qblock_apply_rules(team, rows, block_m, first, count, rules, scores);
+    }
+  }
+  qblock_scores(team, rows, block_m, q, k, first, count, head_size, rules, scores);
+}
+
+template <class Q, class Member, class AccView, class RowView, class ScoreView, class TileView>
+KOKKOS_INLINE_FUNCTION void qblock_tile_accumulate(const Member& team, bool tensor_cores, int block_m, int count,
+                                                   int head_size, const AccView& acc, const RowView& row_alpha,
+                                                   const ScoreView& weights, const TileView& v) {
+  using Cache = typename TileView::non_const_value_type;
+  if constexpr (tensor_core_operands<Q, Cache>()) {
+    if (tensor_cores) return tile_accumulate_mma<Cache>(block_m, count, head_size, acc, row_alpha, weights, v);
+  }
+  qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, weights, v);
 }
 
 }  // namespace kattn

@@ -62,8 +62,6 @@ struct TeamSizeProbe {
   KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<ExecutionSpace>::member_type&) const {}
 };
 
-constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
-
 // Used only where no table ships for the build's architecture.
 LaunchPlan untuned_defaults() {
   LaunchPlan plan;
