@@ -3,6 +3,7 @@
 #include "kattn/kernels/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
+#include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
 #include "random_problems.hpp"
 
@@ -153,6 +154,48 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, KernelFeatureCombos,
                          [](const ::testing::TestParamInfo<std::tuple<Variant, int>>& info) {
                            return std::string(to_string(std::get<0>(info.param))) + "_seed" +
                                   std::to_string(std::get<1>(info.param));
+                         });
+
+// A planned mixed batch whose decodes come first runs them apart on split_kv and the rest on the
+// table's Q-block plan (CallPlan); decodes elsewhere in the batch keep one launch. Both match the
+// oracle. The table's leaves name the variants, so every backend takes the split path.
+class MixedBatchSplit : public ::testing::TestWithParam<std::tuple<Variant, DType>> {};
+
+TEST_P(MixedBatchSplit, LeadingDecodesRunApart) {
+  const auto [rest_variant, dtype] = GetParam();
+  const std::string json = R"({"arch": "test",
+    "defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "team_size": 4, "vector_length": 32},
+    "tree": {"if": {"feature": "max_query_len", "at_most": 1},
+             "then": {"name": "decode", "plan": {"variant": "split_kv", "tile_size": 8}},
+             "else": {"name": "rest", "plan": {"variant": ")" + std::string(to_string(rest_variant)) +
+                           R"(", "num_segments": 3}}}})";
+  const TuningTable table = TuningTable::parse(json, "split-test");
+  AttentionOptions options;
+  options.tuning_table = &table;
+  BatchSpec spec;
+  spec.model = {"split", 8, 2, 64};
+  spec.dtype = dtype;
+  spec.block_size = 16;
+  for (const auto& [sequences, apart] : std::vector<std::pair<std::vector<SequenceShape>, int>>{
+           {{{37, 1}, {70, 1}, {1, 1}, {50, 17}, {23, 23}, {12, 0}}, 3},
+           {{{50, 17}, {37, 1}, {23, 23}, {70, 1}}, 0}}) {
+    spec.sequences = sequences;
+    const HostProblem problem = generate_batch(spec);
+    const ProblemRun run = run_problem(problem, options);
+    EXPECT_EQ(run.plan.decodes_apart, apart);
+    EXPECT_EQ(run.plan.variant, rest_variant);
+    const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
+    EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(QBlockVariants, MixedBatchSplit,
+                         ::testing::Combine(::testing::Values(Variant::qblock, Variant::segmented,
+                                                              Variant::qblock_static, Variant::segmented_static),
+                                            ::testing::Values(DType::fp32, DType::fp16)),
+                         [](const ::testing::TestParamInfo<std::tuple<Variant, DType>>& info) {
+                           return std::string(to_string(std::get<0>(info.param))) + "_" +
+                                  std::string(to_string(std::get<1>(info.param)));
                          });
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelEdgeCases, ::testing::ValuesIn(all_variants()),

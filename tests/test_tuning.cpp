@@ -2,6 +2,7 @@
 #include "kattn/core/error.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <gtest/gtest.h>
@@ -108,7 +109,7 @@ TEST(Planner, BlockMIsAtLeastOneTokenOfHeads) {
   AttentionOptions options;
   options.variant = Variant::qblock;
   options.block_m = 1;
-  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, true, options).block_m, 4);
+  EXPECT_EQ(plan_launch(batch(2, 1), llama(), 2, false, options).block_m, 4);  // the scratch kernel's rows
 }
 
 TEST(Planner, SplitKvPartitionsCoverTheLongestVisibleRange) {
@@ -129,6 +130,15 @@ TEST(Planner, TensorCoresOnlyWhereAvailable) {
   const LaunchPlan plan = plan_launch(batch(2, 1), llama(), 2, true, options);
   EXPECT_EQ(plan.tensor_cores, tensor_cores_available() && plan.vector_length == 32);
   EXPECT_FALSE(plan_launch(batch(2, 1), llama(), 4, false, options).tensor_cores);  // fp32 operands
+  // On tensor cores, rows live in registers: 16 per warp, tiles of the fragments' size.
+  EXPECT_EQ(plan.register_rows, plan.tensor_cores);
+  if (plan.register_rows) {
+    EXPECT_EQ(plan.block_m, kFragmentRows * plan.team_size);  // 4 query heads per KV head divide 16
+    EXPECT_EQ(plan.tile_size, kFragmentTileKeys);
+  }
+  Geometry wide = llama();
+  wide.head_size = 256;  // more than the fragments hold: the scratch kernel, still on tensor cores
+  EXPECT_FALSE(plan_launch(batch(2, 1), wide, 2, true, options).register_rows);
 }
 
 }  // namespace

@@ -95,7 +95,9 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
   fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
              spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
              plan.vector_length, t.mean_us, t.stddev_us, t.min_us, gbs, tflops, percent(bandwidth_share),
-             percent(peak_share), forced ? "forced" : plan.source);
+             percent(peak_share),
+             forced ? std::string("forced")
+                    : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
   std::fflush(stdout);
   results_.push_back({{"case", spec.name},
                       {"dtype", std::string(to_string(spec.dtype))},
@@ -109,6 +111,8 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
                       {"vector_length", plan.vector_length},
                       {"grid_teams", plan.grid_teams},
                       {"tensor_cores", plan.tensor_cores},
+                      {"register_rows", plan.register_rows},
+                      {"decodes_apart", plan.decodes_apart},
                       {"mean_us", t.mean_us},
                       {"stddev_us", t.stddev_us},
                       {"min_us", t.min_us},

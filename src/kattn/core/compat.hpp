@@ -10,6 +10,14 @@
 #define KATTN_KOKKOS_MATH Kokkos::Experimental
 #endif
 
+// Full unrolling of loops over register arrays (which otherwise spill to local memory); the host
+// compilers of the OpenMP builds do not know the pragma.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KATTN_UNROLL _Pragma("unroll")
+#else
+#define KATTN_UNROLL
+#endif
+
 namespace kattn::compat {
 
 KOKKOS_INLINE_FUNCTION float exp(float x) { return KATTN_KOKKOS_MATH::exp(x); }

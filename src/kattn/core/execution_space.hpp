@@ -13,6 +13,16 @@ using ExecutionSpace = Kokkos::DefaultExecutionSpace;
 #endif
 using MemorySpace = ExecutionSpace::memory_space;
 
+using TeamPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
+
+// Kernels launch "light weight": their functors travel as kernel arguments. Kokkos' CUDA default
+// for functors over 512 bytes is constant memory, whose reuse makes the host wait for the
+// previous such kernel to finish before each launch.
+template <class Policy>
+auto light_weight(const Policy& policy) {
+  return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+}
+
 // True when the kernels run on the host (OpenMP, Serial).
 constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
 

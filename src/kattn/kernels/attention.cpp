@@ -3,11 +3,13 @@
 #include "kattn/kernels/baseline_kernel.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/qblock_kernel.hpp"
+#include "kattn/kernels/qblock_mma_kernel.hpp"
 #include "kattn/kernels/split_kv_kernel.hpp"
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/problem/validate.hpp"
 
 #include <limits>
+#include <vector>
 #include <string>
 
 namespace kattn {
@@ -58,84 +60,114 @@ void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<
   }
 }
 
-// Where the segment partials of a call sit in the workspace.
-struct PartialsPlacement {
-  std::size_t out_at = 0, max_at = 0, sum_at = 0;
+// One launch of a call: its plan, the sequences and tokens it covers, and where its arrays sit in
+// the workspace. Every launch of a call reserves its arrays before the call commits the buffer
+// once, so launches of one call never share bytes.
+struct PartLaunch {
+  LaunchPlan plan;
+  int first_seq = 0, first_token = 0, num_tokens = 0;
+  std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
 
-  PartialsPlacement(Workspace::Layout& layout, const Geometry& g, int num_segments) {
-    const std::size_t rows = std::size_t(num_segments) * g.num_tokens * g.num_q_heads;
-    out_at = layout.reserve(rows * g.head_size, sizeof(float));
-    max_at = layout.reserve(rows, sizeof(float));
-    sum_at = layout.reserve(rows, sizeof(float));
+  PartLaunch(const LaunchPlan& part_plan, int first, int tokens_before, int tokens, const Geometry& g,
+             Workspace::Layout& layout)
+      : plan(part_plan), first_seq(first), first_token(tokens_before), num_tokens(tokens) {
+    if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv)
+      cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
+    // Partials are indexed by the call's token, as the kernels see the whole batch.
+    const std::size_t rows = std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * g.num_tokens * g.num_q_heads;
+    partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
+    partials_max_at = layout.reserve(rows, sizeof(float));
+    partials_sum_at = layout.reserve(rows, sizeof(float));
   }
 
-  SegmentPartials at(char* base, const Geometry& g, int num_segments) const {
+  SegmentPartials partials(char* base, const Geometry& g) const {
     SegmentPartials p;
-    p.out = decltype(p.out)(reinterpret_cast<float*>(base + out_at), num_segments, g.num_tokens, g.num_q_heads,
+    const int segments = plan.num_segments;
+    p.out = decltype(p.out)(reinterpret_cast<float*>(base + partials_out_at), segments, g.num_tokens, g.num_q_heads,
                             g.head_size);
-    p.max = decltype(p.max)(reinterpret_cast<float*>(base + max_at), num_segments, g.num_tokens, g.num_q_heads);
-    p.sum = decltype(p.sum)(reinterpret_cast<float*>(base + sum_at), num_segments, g.num_tokens, g.num_q_heads);
+    p.max = decltype(p.max)(reinterpret_cast<float*>(base + partials_max_at), segments, g.num_tokens, g.num_q_heads);
+    p.sum = decltype(p.sum)(reinterpret_cast<float*>(base + partials_sum_at), segments, g.num_tokens, g.num_q_heads);
     return p;
   }
 };
 
 template <class Args>
-void launch_segment_reduce(const Args& args, const Geometry& g, const LaunchPlan& plan, const SegmentPartials& partials) {
+void launch_segment_reduce(const Args& args, const Geometry& g, const PartLaunch& part,
+                           const SegmentPartials& partials) {
   using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
+  const LaunchPlan& plan = part.plan;
   const bool static_grid = is_static_grid(plan.variant);
-  const int rows = g.num_tokens * g.num_q_heads;
-  typename Reduce::Policy policy(static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length);
+  TeamPolicy policy(static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
+                    plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
-  Kokkos::parallel_for("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, static_grid});
+  Kokkos::parallel_for("kattn::segment_reduce", light_weight(policy),
+                       Reduce{args, partials, plan.num_segments, part.first_token, static_grid});
 }
 
 template <bool Segmented, class Args>
-void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) {
-  const int q_per_kv = g.queries_per_kv();
-  const int block_q = plan.block_q(q_per_kv);
+void launch_qblock(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  const LaunchPlan& plan = part.plan;
+  const int block_q = plan.block_q(g.queries_per_kv());
   const bool static_grid = is_static_grid(plan.variant);
-  Workspace::Layout layout;
-  const std::size_t cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
-  const PartialsPlacement placement(layout, g, Segmented ? plan.num_segments : 0);
-  char* base = Workspace::instance().commit(layout);
-
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
-      reinterpret_cast<std::int32_t*>(base + cu_q_blocks_at), g.num_seqs + 1);
-  const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, cu_q_blocks);
+      reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
+  const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
   const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
-  const SegmentPartials partials = Segmented ? placement.at(base, g, plan.num_segments) : SegmentPartials{};
-  using Kernel = QBlockKernel<ExecutionSpace, Args, Segmented>;
-  const Kernel kernel{args,           cu_q_blocks,       partials,    block_q,          plan.block_m,
-                      plan.tile_size, plan.num_segments, static_grid, plan.tensor_cores};
-  typename Kernel::Policy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
-  policy.set_scratch_size(
-      0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(typename Args::cache_type))));
-  Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
-  if (Segmented) launch_segment_reduce(args, g, plan, partials);
+  const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
+  const auto run = [&](const auto& kernel, std::size_t scratch_bytes) {
+    TeamPolicy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", light_weight(policy), kernel);
+  };
+  using Cache = typename Args::cache_type;
+  bool launched = false;
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && tensor_cores_available()) {
+    if (plan.register_rows) {
+      using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
+      const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
+      run(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, aligned},
+          Kernel::scratch_bytes(g.head_size));
+      launched = true;
+    }
+  }
+  if (!launched)
+    run(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
+                                                      plan.tile_size, plan.num_segments, static_grid,
+                                                      plan.tensor_cores},
+        qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Cache)));
+  if (Segmented) launch_segment_reduce(args, g, part, partials);
 }
 
 template <class Args>
-void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan) {
+void launch_split_kv(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  const LaunchPlan& plan = part.plan;
   const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
-  const std::int64_t items = std::int64_t(g.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
+  const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
   if (items > std::numeric_limits<int>::max())
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
-  SegmentPartials partials;
-  if (plan.num_segments > 1) {
-    Workspace::Layout layout;
-    const PartialsPlacement placement(layout, g, plan.num_segments);
-    partials = placement.at(Workspace::instance().commit(layout), g, plan.num_segments);
-  }
+  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
   const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
-  typename Kernel::Policy policy(int(items), plan.team_size, plan.vector_length);
+  TeamPolicy policy(int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
-  Kokkos::parallel_for("kattn::split_kv", policy,
-                       Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, aligned});
-  if (plan.num_segments > 1) launch_segment_reduce(args, g, plan, partials);
+  Kokkos::parallel_for("kattn::split_kv", light_weight(policy),
+                       Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, aligned});
+  if (plan.num_segments > 1) launch_segment_reduce(args, g, part, partials);
+}
+
+template <class Args>
+void launch_part(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  switch (part.plan.variant) {
+    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(args, g.num_tokens, part.plan); break;
+    case Variant::qblock:
+    case Variant::qblock_static: launch_qblock<false>(args, g, part, base); break;
+    case Variant::segmented:
+    case Variant::segmented_static: launch_qblock<true>(args, g, part, base); break;
+    case Variant::split_kv: launch_split_kv(args, g, part, base); break;
+  }
 }
 
 }  // namespace
@@ -161,18 +193,17 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   // The window bounds the keys a query sees only from the left: with a bidirectional prefix or
   // no causal mask, a query may still see up to the whole sequence.
   if (params.causal && in.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
-  const LaunchPlan plan = plan_launch(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
+  const CallPlan call = plan_call(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
   const auto args = make_kernel_args(in, params, out);
-  using Args = decltype(args);
-  switch (plan.variant) {
-    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(args, g.num_tokens, plan); break;
-    case Variant::qblock:
-    case Variant::qblock_static: launch_qblock<false>(args, g, plan); break;
-    case Variant::segmented:
-    case Variant::segmented_static: launch_qblock<true>(args, g, plan); break;
-    case Variant::split_kv: launch_split_kv(args, g, plan); break;
-  }
-  return plan;
+  // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.
+  const int decodes = call.main.decodes_apart;
+  Workspace::Layout layout;
+  std::vector<PartLaunch> parts;
+  if (call.decodes) parts.emplace_back(*call.decodes, 0, 0, decodes, g, layout);
+  parts.emplace_back(call.main, decodes, decodes, g.num_tokens - decodes, g, layout);
+  char* base = Workspace::instance().commit(layout);
+  for (const PartLaunch& part : parts) launch_part(args, g, part, base);
+  return call.main;
 }
 
 // The storage combinations kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the

@@ -66,7 +66,7 @@ struct BaselineKernel {
     BaselineKernel kernel{args, plan.tile_size};
     Policy policy(num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, args.head_size)));
-    Kokkos::parallel_for("kattn::baseline", policy, kernel);
+    Kokkos::parallel_for("kattn::baseline", light_weight(policy), kernel);
   }
 };
 

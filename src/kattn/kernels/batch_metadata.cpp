@@ -5,35 +5,38 @@
 namespace kattn {
 namespace {
 
+// The decode sequences' totals, the others', and the first sequence that is not a decode.
 struct SequenceFeatures {
-  std::int64_t total_seq_len;
-  int num_tokens;
-  int num_decodes;
-  int max_query_len;
-  int max_seq_len;
+  SequenceTotals decodes, others;
+  int first_other;
 };
 
 struct FeatureReduction {
   using value_type = SequenceFeatures;
   IndexVector cu_seqlens_q;
   IndexVector seq_lens;
+  int num_seqs;
 
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0, 0}; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {SequenceTotals{}, SequenceTotals{}, num_seqs}; }
   KOKKOS_INLINE_FUNCTION void join(KATTN_JOIN_VOLATILE value_type& into,
                                    const KATTN_JOIN_VOLATILE value_type& from) const {
-    into.total_seq_len += from.total_seq_len;
-    into.num_tokens += from.num_tokens;
-    into.num_decodes += from.num_decodes;
-    if (from.max_query_len > into.max_query_len) into.max_query_len = from.max_query_len;
-    if (from.max_seq_len > into.max_seq_len) into.max_seq_len = from.max_seq_len;
+    SequenceFeatures sum = const_cast<const value_type&>(into);
+    sum.decodes.add(const_cast<const value_type&>(from).decodes);
+    sum.others.add(const_cast<const value_type&>(from).others);
+    if (from.first_other < sum.first_other) sum.first_other = from.first_other;
+    const_cast<value_type&>(into) = sum;
   }
   KOKKOS_INLINE_FUNCTION void operator()(int s, value_type& v) const {
-    const int query_len = cu_seqlens_q(s + 1) - cu_seqlens_q(s);
-    v.total_seq_len += seq_lens(s);
-    v.num_tokens += query_len;
-    v.num_decodes += query_len == 1 ? 1 : 0;
-    if (query_len > v.max_query_len) v.max_query_len = query_len;
-    if (seq_lens(s) > v.max_seq_len) v.max_seq_len = seq_lens(s);
+    SequenceTotals one;
+    one.num_seqs = 1;
+    one.num_tokens = one.max_query_len = cu_seqlens_q(s + 1) - cu_seqlens_q(s);
+    one.total_seq_len = one.max_seq_len = seq_lens(s);
+    if (one.num_tokens == 1) {
+      v.decodes.add(one);
+    } else {
+      v.others.add(one);
+      if (s < v.first_other) v.first_other = s;
+    }
   }
 };
 
@@ -41,39 +44,64 @@ struct QBlockScan {
   IndexVector cu_seqlens_q;
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu_q_blocks;
   int block_q;
+  int first_seq;
 
   KOKKOS_INLINE_FUNCTION void operator()(int s, std::int32_t& running, bool final) const {
     if (final && s == 0) cu_q_blocks(0) = 0;
-    running += (cu_seqlens_q(s + 1) - cu_seqlens_q(s) + block_q - 1) / block_q;
+    if (s >= first_seq) running += (cu_seqlens_q(s + 1) - cu_seqlens_q(s) + block_q - 1) / block_q;
     if (final) cu_q_blocks(s + 1) = running;
   }
 };
 
 }  // namespace
 
-BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
-  BatchMetadata m;
-  m.num_seqs = int(seq_lens.extent(0));
-  SequenceFeatures features{0, 0, 0, 0, 0};  // one reduction, one round trip
-  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(0, m.num_seqs),
-                          FeatureReduction{cu_seqlens_q, seq_lens}, features);
-  m.num_tokens = features.num_tokens;  // = cu_seqlens_q[num_seqs], as cu_seqlens_q[0] is 0
-  m.num_decodes = features.num_decodes;
-  m.max_query_len = features.max_query_len;
-  m.max_seq_len = features.max_seq_len;
-  if (m.num_seqs > 0) {
-    m.avg_query_len = double(m.num_tokens) / m.num_seqs;
-    m.avg_seq_len = double(features.total_seq_len) / m.num_seqs;
+BatchMetadata::BatchMetadata(const SequenceTotals& decode_totals, const SequenceTotals& other_totals,
+                             int leading)
+    : decodes(decode_totals), others(other_totals) {
+  SequenceTotals all = decodes;
+  all.add(others);
+  num_seqs = all.num_seqs;
+  num_tokens = all.num_tokens;
+  num_decodes = decodes.num_seqs;
+  max_query_len = all.max_query_len;
+  max_seq_len = all.max_seq_len;
+  leading_decodes = leading;
+  if (num_seqs > 0) {
+    avg_query_len = double(num_tokens) / num_seqs;
+    avg_seq_len = double(all.total_seq_len) / num_seqs;
   }
-  return m;
 }
 
-int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q,
+// The parts are exact when every decode leads (leading_decodes == num_decodes), the only case
+// the planner splits.
+BatchMetadata BatchMetadata::leading_decode_part() const {
+  BatchMetadata part(decodes, SequenceTotals{}, decodes.num_seqs);
+  part.window_left = window_left;
+  return part;
+}
+BatchMetadata BatchMetadata::after_leading_decodes() const {
+  BatchMetadata part(SequenceTotals{}, others, 0);
+  part.window_left = window_left;
+  return part;
+}
+
+BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
+  const int num_seqs = int(seq_lens.extent(0));
+  SequenceFeatures features{};  // one reduction, one round trip
+  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(0, num_seqs),
+                          FeatureReduction{cu_seqlens_q, seq_lens, num_seqs}, features);
+  if (num_seqs == 0) features.first_other = 0;
+  const int leading = features.first_other < features.decodes.num_seqs ? features.first_other
+                                                                        : features.decodes.num_seqs;
+  return BatchMetadata(features.decodes, features.others, leading);
+}
+
+int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q, int first_seq,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
   std::int32_t total = 0;
   const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
   Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, num_seqs),
-                        QBlockScan{cu_seqlens_q, cu_q_blocks, block_q}, total);
+                        QBlockScan{cu_seqlens_q, cu_q_blocks, block_q, first_seq}, total);
   if (num_seqs == 0) Kokkos::deep_copy(cu_q_blocks, 0);
   return total;
 }

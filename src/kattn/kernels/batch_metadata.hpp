@@ -10,6 +10,23 @@ namespace kattn {
 
 using IndexVector = Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, MemorySpace>;
 
+// Sums and maxima over a set of sequences.
+struct SequenceTotals {
+  std::int64_t total_seq_len = 0;
+  int num_seqs = 0;
+  int num_tokens = 0;
+  int max_query_len = 0;
+  int max_seq_len = 0;
+
+  KOKKOS_INLINE_FUNCTION void add(const SequenceTotals& other) {
+    total_seq_len += other.total_seq_len;
+    num_seqs += other.num_seqs;
+    num_tokens += other.num_tokens;
+    if (other.max_query_len > max_query_len) max_query_len = other.max_query_len;
+    if (other.max_seq_len > max_seq_len) max_seq_len = other.max_seq_len;
+  }
+};
+
 struct BatchMetadata {
   int num_seqs = 0;
   int num_tokens = 0;
@@ -19,20 +36,29 @@ struct BatchMetadata {
   double avg_query_len = 0.0;
   double avg_seq_len = 0.0;
   int window_left = -1;  // the call's sliding window (from AttentionParams), -1 = none
+  int leading_decodes = 0;  // decode sequences before the first longer query (vLLM puts decodes first)
+  SequenceTotals decodes, others;  // the decode sequences and the rest
+
+  BatchMetadata() = default;
+  BatchMetadata(const SequenceTotals& decodes, const SequenceTotals& others, int leading_decodes);
 
   double decode_share() const { return num_seqs > 0 ? double(num_decodes) / num_seqs : 0.0; }
   // Keys a query can see at most: the window if there is one, else the longest sequence.
   int max_visible_keys() const {
     return window_left >= 0 && window_left + 1 < max_seq_len ? window_left + 1 : max_seq_len;
   }
+  // The metadata of the leading decodes, or of the sequences after them, as batches of their own.
+  BatchMetadata leading_decode_part() const;
+  BatchMetadata after_leading_decodes() const;
 };
 
 // One device reduction over the sequences and one small copy back.
 BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens);
 
-// cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s;
-// cu_q_blocks has num_seqs + 1 entries. Returns the total.
-int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q,
+// cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s,
+// counting none for the sequences before first_seq; cu_q_blocks has num_seqs + 1 entries.
+// Returns the total.
+int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q, int first_seq,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
 
 }  // namespace kattn

@@ -9,7 +9,7 @@
 //    from device metadata, so one launch shape serves any batch.
 #pragma once
 
-#include "kattn/kernels/kernel_args.hpp"
+#include "kattn/kernels/qblock_item.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/tiles/tile_mma.hpp"
@@ -63,39 +63,11 @@ struct QBlockKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, const Scratch& scratch, int item) const {
-    const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
-    const int segment = Segmented ? item % num_segments : 0;
-    const int rest = Segmented ? item / num_segments : item;
-    const int q_block = rest / num_kv_heads;
-
-    const int seq = find_owner(cu_q_blocks, args.num_seqs, q_block);
-    const int query_start = args.cu_seqlens_q(seq);
-    const int query_len = args.cu_seqlens_q(seq + 1) - query_start;
-    const int seq_len = args.seq_lens(seq);
-    const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
-    QBlockRows rows;
-    rows.seq = seq;
-    rows.seq_len = seq_len;
-    rows.context_len = seq_len - query_len;
-    rows.first_token = query_start + first_local;
-    rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
-    rows.first_position = seq_len - query_len + first_local;
-    rows.queries_per_kv = args.queries_per_kv;
-    rows.kv_head = rest - q_block * num_kv_heads;
-
+    const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, tile_size, num_segments);
+    const QBlockRows& rows = it.rows;
+    const int segment = it.segment;
+    const int end_key = it.end_key;
     const int head_size = args.head_size;
-    // Keys any row sees: from the first row's window start to the last row's end; tiles outside
-    // are skipped, and segments split the tiles in between.
-    const int first_key = args.rules.first_key(rows.first_position);
-    const int end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
-    const int first_tile = first_key / tile_size;
-    const int num_tiles = end_key > first_key ? (end_key + tile_size - 1) / tile_size - first_tile : 0;
-    const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
-    const int tile_begin = first_tile + (Segmented ? segment * tiles_per_segment : 0);
-    const int tile_end = first_tile + (Segmented ? (segment * tiles_per_segment + tiles_per_segment < num_tiles
-                                                        ? segment * tiles_per_segment + tiles_per_segment
-                                                        : num_tiles)
-                                                 : num_tiles);
 
     const FloatScratch& q = scratch.q;
     const FloatScratch& acc = scratch.acc;
@@ -118,8 +90,8 @@ struct QBlockKernel {
     });
     team.team_barrier();
 
-    const std::int32_t* block_row = &args.block_table(seq, 0);
-    for (int tile = tile_begin; tile < tile_end; ++tile) {
+    const std::int32_t* block_row = &args.block_table(rows.seq, 0);
+    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
       const int first = tile * tile_size;
       const int count = end_key - first < tile_size ? end_key - first : tile_size;
       load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);

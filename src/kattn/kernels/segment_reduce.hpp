@@ -29,6 +29,7 @@ struct SegmentReduceKernel {
   Args args;
   SegmentPartials partials;
   int num_segments;
+  int first_token;  // the launch merges the rows of tokens first_token, first_token + 1, ...
   bool static_grid;
 
   static std::size_t scratch_bytes(int num_segments) { return WeightScratch::shmem_size(num_segments); }
@@ -36,13 +37,13 @@ struct SegmentReduceKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const WeightScratch weights(team.team_scratch(0), num_segments);
     if (!static_grid) return process(team, weights, team.league_rank());
-    const int items = args.cu_seqlens_q(args.num_seqs) * args.num_q_heads;
+    const int items = (args.cu_seqlens_q(args.num_seqs) - first_token) * args.num_q_heads;
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, weights, item);
   }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, const WeightScratch& weights, int item) const {
-    const int token = item / args.num_q_heads;
-    const int head = item - token * args.num_q_heads;
+    const int token = first_token + item / args.num_q_heads;
+    const int head = item % args.num_q_heads;
     const SoftmaxState sink = args.rules.initial_state(head);
     float segments_max = -compat::infinity();
     Kokkos::parallel_reduce(

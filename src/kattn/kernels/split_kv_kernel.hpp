@@ -51,6 +51,7 @@ struct SplitKvKernel {
   int partition_size;        // keys per team
   int num_partitions;
   int row_groups;            // ceil(queries_per_kv / kSplitKvMaxRows)
+  int first_token;           // the launch's tokens are first_token, first_token + 1, ...
   bool aligned;              // every cache row admits LaneChunk loads
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -61,7 +62,7 @@ struct SplitKvKernel {
     const int group = rest % row_groups;
     rest /= row_groups;
     const int kv_head = rest % num_kv_heads;
-    const int token = rest / num_kv_heads;
+    const int token = first_token + rest / num_kv_heads;
 
     const int seq = args.find_seq(token);
     const int seq_len = args.seq_lens(seq);

@@ -18,7 +18,7 @@ namespace kattn {
 
 // Storage types the tensor-core products take: fp16 or bf16 for both q and the cache.
 template <class Q, class Cache>
-constexpr bool tensor_core_operands() {
+KOKKOS_INLINE_FUNCTION constexpr bool tensor_core_operands() {
   return (std::is_same<Q, fp16_t>::value || std::is_same<Q, bf16_t>::value) && std::is_same<Q, Cache>::value;
 }
 

@@ -3,6 +3,7 @@
 #include "kattn/core/error.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <algorithm>
@@ -98,6 +99,9 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   const int q_per_kv = g.queries_per_kv();
   plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
   const std::size_t scratch_limit = std::size_t(Policy::scratch_size_max(0));
+  // A tensor-core product needs whole warps: one Kokkos thread of 32 lanes each.
+  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == 32 &&
+                      plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (plan.variant == Variant::split_kv) {
     // A lane reads kLaneElements of a row: more lanes than a row needs would idle.
     int lanes = 1;
@@ -117,6 +121,13 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
                          ": its tile does not fit in team scratch; use a Q-block variant");
+  } else if (plan.tensor_cores && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead &&
+             q_per_kv <= kFragmentRows * plan.team_size) {
+    // Rows in registers (QBlockMmaKernel): a warp per 16 rows, tiles of the fragments' size; its
+    // scratch holds only the K/V tiles, which fit for every head size the fragments take.
+    plan.register_rows = true;
+    plan.tile_size = kFragmentTileKeys;
+    plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {
     plan.tile_size = std::max(plan.tile_size, 1);
     while (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, element_bytes) > scratch_limit &&
@@ -129,12 +140,26 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
       throw NotSupported("head size " + std::to_string(g.head_size) + " with " + std::to_string(q_per_kv) +
                          " query heads per KV head does not fit in team scratch");
   }
-  // A tensor-core product needs whole warps: one Kokkos thread of 32 lanes each.
-  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == 32 &&
-                      plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
     plan.grid_teams = std::max(1, ExecutionSpace().concurrency() / (plan.team_size * plan.vector_length));
   return plan;
+}
+
+CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
+                   const AttentionOptions& options) {
+  const bool mixed = batch.leading_decodes > 0 && batch.leading_decodes == batch.num_decodes &&
+                     batch.num_decodes < batch.num_seqs;
+  if (mixed && !options.variant) {
+    CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
+                   plan_launch(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
+    // The parts launch on disjoint sequences: decodes on split_kv by token, the rest on Q blocks.
+    if (split.decodes->variant == Variant::split_kv && split.main.variant != Variant::baseline &&
+        split.main.variant != Variant::split_kv) {
+      split.main.decodes_apart = batch.leading_decodes;
+      return split;
+    }
+  }
+  return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
 }
 
 }  // namespace kattn

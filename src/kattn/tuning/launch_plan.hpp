@@ -43,7 +43,9 @@ struct LaunchPlan {
   int vector_length = 1;   // Kokkos vector length (lanes per thread)
   int grid_teams = 0;      // static-grid variants: number of teams (0 = from the device's concurrency)
   bool tensor_cores = false;  // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
+  bool register_rows = false; // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
   std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
+  int decodes_apart = 0;   // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
 
   int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
 };
@@ -72,5 +74,16 @@ std::string_view build_arch();
 // tensor_core_operands: whether q and the cache types suit the tensor-core tile products.
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options);
+
+// The launches of one call. A mixed batch whose decodes come first (vLLM's order) runs them apart,
+// as the decode batch they would be alone, and the other sequences as theirs: each part gets its
+// own plan, so neither slows the other. Forced variants and other orders run as one batch.
+struct CallPlan {
+  LaunchPlan main;                    // the whole batch, or the sequences after the leading decodes
+  std::optional<LaunchPlan> decodes;  // the leading decodes' plan (split_kv), when split
+};
+
+CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
+                   const AttentionOptions& options);
 
 }  // namespace kattn

@@ -1,0 +1,58 @@
+// The work item of the Q-block kernels (paper 4.4–4.6): item -> (Q block, KV head, segment), the
+// rows of the Q block, and the tiles of keys its segment covers. Shared by the portable Q-block
+// kernel and its tensor-core form, so both split the work identically.
+#pragma once
+
+#include "kattn/kernels/kernel_args.hpp"
+#include "kattn/tiles/qblock_tile_ops.hpp"
+
+namespace kattn {
+
+struct QBlockItem {
+  QBlockRows rows;
+  int segment = 0;
+  int end_key = 0;     // keys any row sees end here
+  int tile_begin = 0;  // the segment's tiles of tile_size keys, [tile_begin, tile_end)
+  int tile_end = 0;
+};
+
+// cu_q_blocks: cumulative Q-block counts per sequence (build_q_block_offsets).
+template <class Args, class Offsets>
+KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& cu_q_blocks, int item, int block_q,
+                                              int tile_size, int num_segments) {
+  const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
+  QBlockItem it;
+  it.segment = item % num_segments;
+  const int rest = item / num_segments;
+  const int q_block = rest / num_kv_heads;
+
+  const int seq = find_owner(cu_q_blocks, args.num_seqs, q_block);
+  const int query_start = args.cu_seqlens_q(seq);
+  const int query_len = args.cu_seqlens_q(seq + 1) - query_start;
+  const int seq_len = args.seq_lens(seq);
+  const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
+  QBlockRows& rows = it.rows;
+  rows.seq = seq;
+  rows.seq_len = seq_len;
+  rows.context_len = seq_len - query_len;
+  rows.first_token = query_start + first_local;
+  rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
+  rows.first_position = seq_len - query_len + first_local;
+  rows.queries_per_kv = args.queries_per_kv;
+  rows.kv_head = rest - q_block * num_kv_heads;
+
+  // Keys any row sees: from the first row's window start to the last row's end; tiles outside
+  // are skipped, and segments split the tiles in between.
+  const int first_key = args.rules.first_key(rows.first_position);
+  it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
+  const int first_tile = first_key / tile_size;
+  const int num_tiles = it.end_key > first_key ? (it.end_key + tile_size - 1) / tile_size - first_tile : 0;
+  const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
+  const int begin = it.segment * tiles_per_segment;
+  const int end = begin + tiles_per_segment < num_tiles ? begin + tiles_per_segment : num_tiles;
+  it.tile_begin = first_tile + begin;
+  it.tile_end = first_tile + end;
+  return it;
+}
+
+}  // namespace kattn
