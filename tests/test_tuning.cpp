@@ -126,12 +126,12 @@ TEST(Planner, SplitKvPartitionsCoverTheLongestVisibleRange) {
 TEST(Planner, TensorCoresOnlyWhereAvailable) {
   AttentionOptions options;
   options.variant = Variant::qblock;
-  options.vector_length = 32;
+  options.vector_length = tensor_core_lanes();
   const LaunchPlan plan = plan_launch(batch(2, 1), llama(), 2, true, options);
-  EXPECT_EQ(plan.tensor_cores, tensor_cores_available() && plan.vector_length == 32);
+  EXPECT_EQ(plan.tensor_cores, tensor_cores_available() && plan.vector_length == tensor_core_lanes());
   EXPECT_FALSE(plan_launch(batch(2, 1), llama(), 4, false, options).tensor_cores);  // fp32 operands
   // On tensor cores, rows live in registers: 16 per warp, tiles of the fragments' size.
-  EXPECT_EQ(plan.register_rows, plan.tensor_cores);
+  EXPECT_EQ(plan.register_rows, plan.tensor_cores && register_rows_available());
   if (plan.register_rows) {
     EXPECT_EQ(plan.block_m, kFragmentRows * plan.team_size);  // 4 query heads per KV head divide 16
     EXPECT_EQ(plan.tile_size, kFragmentTileKeys);

@@ -123,7 +123,7 @@ void launch_qblock(const Args& args, const Geometry& g, const PartLaunch& part, 
   };
   using Cache = typename Args::cache_type;
   bool launched = false;
-  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && tensor_cores_available()) {
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
     if (plan.register_rows) {
       using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
       const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);

@@ -6,6 +6,7 @@
 #include "kattn/tiles/lane_chunk.hpp"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace kattn {
 
@@ -13,6 +14,7 @@ constexpr int kSplitKvMaxRows = 4;  // query heads per split-KV team: registers 
                                     // (8 rows: 122 registers and 8-15 % slower decode on the H100)
 
 using FloatScratch = Kokkos::View<float*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+using IndexScratch = Kokkos::View<std::int32_t*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
 // Bytes of a scratch array of `count` elements of `element_bytes` each, alignment included.
 inline std::size_t scratch_array_bytes(std::size_t count, std::size_t element_bytes) {
@@ -29,12 +31,14 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
 }
 
 // Split-KV kernel: q [kSplitKvMaxRows × head padded to whole lanes], scores [rows × partition],
-// row max / sum / alpha, acc [rows × head], all fp32.
+// row max / sum / alpha, acc [rows × head], all fp32; the block ids of a partition (at most one
+// per key, plus one where the partition starts inside a block).
 inline std::size_t split_kv_scratch_bytes(int partition_size, int head_size) {
   const std::size_t rows = kSplitKvMaxRows;
   return scratch_array_bytes(rows * std::size_t(lanes_for(head_size)) * kLaneElements, sizeof(float)) +
          scratch_array_bytes(rows * std::size_t(partition_size), sizeof(float)) +
-         3 * scratch_array_bytes(rows, sizeof(float)) + scratch_array_bytes(rows * std::size_t(head_size), sizeof(float));
+         3 * scratch_array_bytes(rows, sizeof(float)) + scratch_array_bytes(rows * std::size_t(head_size), sizeof(float)) +
+         scratch_array_bytes(std::size_t(partition_size) + 1, sizeof(std::int32_t));
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

@@ -86,25 +86,33 @@ struct SplitKvKernel {
     const FloatScratch row_sum(team.team_scratch(0), kSplitKvMaxRows);
     const FloatScratch row_alpha(team.team_scratch(0), kSplitKvMaxRows);
     const FloatScratch acc(team.team_scratch(0), kSplitKvMaxRows * head_size);
+    const IndexScratch blocks(team.team_scratch(0), partition_size + 1);
+    const int block_size = args.block_size;
+    const int first_block = first / block_size;
+    const int num_blocks = count > 0 ? (end - 1) / block_size - first_block + 1 : 0;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * q_stride), [&](int i) {
       const int r = i / q_stride;
       const int d = i - r * q_stride;
       q(i) = d < head_size ? to_float(args.q(token, first_head + r, d)) : 0.0f;
       if (d < head_size) acc(r * head_size + d) = 0.0f;
     });
+    // The partition's block ids, read once: every key's address then costs one load, not two.
+    const std::int32_t* block_row = &args.block_table(seq, 0) + first_block;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { blocks(i) = block_row[i]; });
     team.team_barrier();
-
-    const std::int32_t* block_row = &args.block_table(seq, 0);
-    const int block_size = args.block_size;
+    const auto k_row = [&](int key) {
+      return args.k.row(blocks(key / block_size - first_block), key % block_size, kv_head);
+    };
+    const auto v_row = [&](int key) {
+      return args.v.row(blocks(key / block_size - first_block), key % block_size, kv_head);
+    };
     // Scores: a thread per pair of keys (both rows loaded before either is used, to keep more
     // loads in flight), its lanes split the head dimension and sum their dot products.
     const int pairs = (count + 1) / 2;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](int pair) {
       const int keys[2] = {first + pair, first + pair + pairs};
       const bool second = pair + pairs < count;
-      const typename Args::cache_type* k_rows[2] = {args.k.row(block_row[keys[0] / block_size], keys[0] % block_size, kv_head),
-                               second ? args.k.row(block_row[keys[1] / block_size], keys[1] % block_size, kv_head)
-                                      : nullptr};
+      const typename Args::cache_type* k_rows[2] = {k_row(keys[0]), second ? k_row(keys[1]) : nullptr};
       RowDots dots;
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, lanes),
@@ -141,19 +149,24 @@ struct SplitKvKernel {
     qblock_softmax_update(team, rows, count, scores, row_max, row_sum, row_alpha);
     team.team_barrier();
 
-    // Values: each thread sums its keys' weighted rows in registers, then adds them to acc.
+    // Values: each thread sums its keys' weighted rows in registers, then adds them to acc; a
+    // thread loads kValueBatch rows before using any, so that many loads are in flight.
+    constexpr int kValueBatch = 4;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int thread) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int lane) {
         float sums[kSplitKvMaxRows][kLaneElements] = {};
-        for (int j = thread; j < count; j += team.team_size()) {
-          const int key = first + j;
-          float v[kLaneElements];
-          load_lane_chunk(args.v.row(block_row[key / block_size], key % block_size, kv_head), lane, head_size,
-                          aligned, v);
-          for (int r = 0; r < kSplitKvMaxRows; ++r) {
-            if (r >= rows) break;
-            const float weight = scores(r * count + j);
-            for (int e = 0; e < kLaneElements; ++e) sums[r][e] += weight * v[e];
+        const int stride = team.team_size();
+        for (int j0 = thread; j0 < count; j0 += kValueBatch * stride) {
+          float v[kValueBatch][kLaneElements] = {};
+          for (int u = 0; u < kValueBatch; ++u)
+            if (j0 + u * stride < count) load_lane_chunk(v_row(first + j0 + u * stride), lane, head_size, aligned, v[u]);
+          for (int u = 0; u < kValueBatch; ++u) {
+            if (j0 + u * stride >= count) break;
+            for (int r = 0; r < kSplitKvMaxRows; ++r) {
+              if (r >= rows) break;
+              const float weight = scores(r * count + j0 + u * stride);
+              for (int e = 0; e < kLaneElements; ++e) sums[r][e] += weight * v[u][e];
+            }
           }
         }
         for (int r = 0; r < rows; ++r)

@@ -1,8 +1,8 @@
-// Tensor-core tile products of the Q-block kernels: CUDA mma.sync m16n8k16 (sm_80 and later)
-// with fp16 or bf16 operands and fp32 accumulation, behind the portable products of
-// qblock_tile_ops.hpp: qblock_tile_scores and qblock_tile_accumulate pick one per call.
-// Layout: a Kokkos thread is one warp (vector_length 32), so threadIdx.x is the lane and
-// threadIdx.y the warp. Operands come from team scratch: fp32 rows (q, the softmax weights) are
+// Tensor-core tile products of the Q-block kernels: CUDA mma.sync m16n8k16 (sm_80 and later) or
+// AMD MFMA 16x16x16 (tile_mfma.hpp) with fp16 or bf16 operands and fp32 accumulation, behind the
+// portable products of qblock_tile_ops.hpp: qblock_tile_scores and qblock_tile_accumulate pick
+// one per call. Layout: a Kokkos thread is one warp (vector_length 32; a 64-lane wavefront on
+// AMD), so threadIdx.x is the lane and threadIdx.y the warp. Operands come from team scratch: fp32 rows (q, the softmax weights) are
 // rounded to the operand type as their fragments load; K and V tiles are already in it. Rows,
 // keys and head elements past the ends load as zeros, so any block_m, tile and head size work.
 #pragma once
@@ -10,6 +10,7 @@
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/qblock_tile_ops.hpp"
+#include "kattn/tiles/tile_mfma.hpp"
 
 #include <cstdint>
 #include <type_traits>
@@ -22,12 +23,25 @@ KOKKOS_INLINE_FUNCTION constexpr bool tensor_core_operands() {
   return (std::is_same<Q, fp16_t>::value || std::is_same<Q, bf16_t>::value) && std::is_same<Q, Cache>::value;
 }
 
-// Whether kattn's execution space runs the products on tensor cores (teams of 32-lane threads).
+// Whether kattn's execution space runs the products on tensor cores (NVIDIA) or matrix cores
+// (AMD MFMA), with teams of tensor_core_lanes()-lane threads.
 constexpr bool tensor_cores_available() {
 #if defined(KOKKOS_ENABLE_CUDA) && (defined(KOKKOS_ARCH_AMPERE) || defined(KOKKOS_ARCH_HOPPER))
   return std::is_same<ExecutionSpace, Kokkos::Cuda>::value;
+#elif defined(KOKKOS_ENABLE_HIP) && (defined(KOKKOS_ARCH_AMD_GFX90A) || defined(KOKKOS_ARCH_AMD_GFX940) || \
+                                     defined(KOKKOS_ARCH_AMD_GFX942))
+  return std::is_same<ExecutionSpace, Kokkos::HIP>::value;
 #else
   return false;
+#endif
+}
+
+// Lanes of the thread that issues one product: a warp (32) or a wavefront (64).
+constexpr int tensor_core_lanes() {
+#if defined(KOKKOS_ENABLE_HIP)
+  return 64;
+#else
+  return 32;
 #endif
 }
 
@@ -123,19 +137,28 @@ __device__ inline void warp_tile_product(int m, int n, int k, const A& a, const 
 }  // namespace mma_detail
 #endif
 
+// The product on whichever matrix unit the device compilation has; nothing in host passes.
+template <class T, class A, class B, class Init, class Store>
+KOKKOS_INLINE_FUNCTION void device_tile_product(int m, int n, int k, const A& a, const B& b, const Init& c_init,
+                                                const Store& store) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  mma_detail::warp_tile_product<T>(m, n, k, a, b, c_init, store);
+#elif defined(KATTN_MFMA_DEVICE)
+  mfma_detail::warp_tile_product<T>(m, n, k, a, b, c_init, store);
+#else
+  (void)m, (void)n, (void)k, (void)a, (void)b, (void)c_init, (void)store;
+#endif
+}
+
 // raw[r * count + j] = q[r] · k[j] for r < block_m, j < count: q fp32 [block_m × head_size],
 // k [tile × head_size] in T; no scale, no mask.
 template <class T, class QView, class TileView, class ScoreView>
 KOKKOS_INLINE_FUNCTION void tile_dot_products_mma(int block_m, const QView& q, const TileView& k, int count,
                                                   int head_size, const ScoreView& raw) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  mma_detail::warp_tile_product<T>(
+  device_tile_product<T>(
       block_m, count, head_size, [&](int r, int d) { return q(r * head_size + d); },
       [&](int d, int j) { return k(j * head_size + d); }, [](int, int) { return 0.0f; },
       [&](int r, int j, float value) { raw(r * count + j) = value; });
-#else
-  (void)block_m, (void)q, (void)k, (void)count, (void)head_size, (void)raw;
-#endif
 }
 
 // acc[r][d] = alpha[r] * acc[r][d] + sum_j weights[r][j] * v[j][d]: acc and weights fp32 in
@@ -144,15 +167,11 @@ template <class T, class AccView, class RowView, class ScoreView, class TileView
 KOKKOS_INLINE_FUNCTION void tile_accumulate_mma(int block_m, int count, int head_size, const AccView& acc,
                                                 const RowView& row_alpha, const ScoreView& weights,
                                                 const TileView& v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  mma_detail::warp_tile_product<T>(
+  device_tile_product<T>(
       block_m, head_size, count, [&](int r, int j) { return weights(r * count + j); },
       [&](int j, int d) { return v(j * head_size + d); },
       [&](int r, int d) { return acc(r * head_size + d) * row_alpha(r); },
       [&](int r, int d, float value) { acc(r * head_size + d) = value; });
-#else
-  (void)block_m, (void)count, (void)head_size, (void)acc, (void)row_alpha, (void)weights, (void)v;
-#endif
 }
 
 // The two products of a Q-block tile step, on tensor cores where the launch plan says so and the

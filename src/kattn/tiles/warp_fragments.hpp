@@ -23,6 +23,15 @@ constexpr int kFragmentTileKeys = 64;   // keys per K/V tile
 constexpr int kFragmentMaxHead = 128;   // head sizes up to this, in multiples of 16
 constexpr int kFragmentTilePad = 8;     // elements after each scratch row: ldmatrix rows hit distinct banks
 
+// Whether the register-row kernel runs here: its fragments follow CUDA's mma.sync layout.
+constexpr bool register_rows_available() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return tensor_cores_available();
+#else
+  return false;
+#endif
+}
+
 KOKKOS_INLINE_FUNCTION constexpr int fragment_tile_stride(int head_size) { return head_size + kFragmentTilePad; }
 
 // What one lane keeps for its two rows.

@@ -70,7 +70,7 @@ LaunchPlan untuned_defaults() {
   plan.tile_size = 16;
   plan.block_m = 16;
   plan.team_size = host_backend() ? 1 : 4;
-  plan.vector_length = host_backend() ? 1 : 32;
+  plan.vector_length = host_backend() ? 1 : tensor_core_lanes();
   plan.source = "defaults";
   return plan;
 }
@@ -99,8 +99,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   const int q_per_kv = g.queries_per_kv();
   plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
   const std::size_t scratch_limit = std::size_t(Policy::scratch_size_max(0));
-  // A tensor-core product needs whole warps: one Kokkos thread of 32 lanes each.
-  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == 32 &&
+  // A tensor-core product needs whole warps (wavefronts): one Kokkos thread of that many lanes.
+  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == tensor_core_lanes() &&
                       plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (plan.variant == Variant::split_kv) {
     // A lane reads kLaneElements of a row: more lanes than a row needs would idle.
@@ -121,7 +121,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
                          ": its tile does not fit in team scratch; use a Q-block variant");
-  } else if (plan.tensor_cores && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead &&
+  } else if (plan.tensor_cores && register_rows_available() && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead &&
              q_per_kv <= kFragmentRows * plan.team_size) {
     // Rows in registers (QBlockMmaKernel): a warp per 16 rows, tiles of the fragments' size; its
     // scratch holds only the K/V tiles, which fit for every head size the fragments take.
