@@ -1,8 +1,8 @@
 // The Q-block kernels on tensor cores with register-resident rows (paper 4.4–4.7, laid out like
 // FlashAttention-2): the work items of QBlockKernel (qblock_item), but a team of W warps takes a
 // Q block of 16·W rows and each warp keeps its 16 rows' Q, output and softmax state in registers
-// (warp_fragments.hpp). The team shares only the K/V tiles it stages in scratch, so a tile step
-// costs two barriers instead of five round trips of scores and accumulators through scratch.
+// (warp_fragments.hpp). The team shares only the K/V tiles it stages in scratch, two pairs of
+// them: while it computes on one, the next one's copies are in flight (cp.async on CUDA).
 // The planner picks it (LaunchPlan::register_rows) for fp16/bf16 on CUDA with head sizes up to
 // kFragmentMaxHead in multiples of 16; everything else runs QBlockKernel.
 #pragma once
@@ -30,22 +30,21 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
-  static std::size_t scratch_bytes(int head_size) { return 2 * tile_bytes(head_size) + 2 * 16; }  // + alignment
+  static std::size_t scratch_bytes(int head_size) { return 4 * tile_bytes(head_size) + 16; }  // + alignment
 
   KOKKOS_INLINE_FUNCTION int num_items() const {
     return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    auto* k_tile = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(tile_bytes(args.head_size), 16));
-    auto* v_tile = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(tile_bytes(args.head_size), 16));
-    if (!static_grid) return process(team, k_tile, v_tile, team.league_rank());
+    // K and V tiles for two steps, in that order: step buffer b holds K at 2b and V at 2b + 1.
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(4 * tile_bytes(args.head_size), 16));
+    if (!static_grid) return process(team, tiles, team.league_rank());
     const int items = num_items();
-    for (int item = team.league_rank(); item < items; item += team.league_size())
-      process(team, k_tile, v_tile, item);
+    for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, tiles, item);
   }
 
-  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* k_tile, Cache* v_tile, int item) const {
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
     const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const ScoreRules& rules = args.rules;
@@ -86,21 +85,35 @@ KATTN_UNROLL
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
-    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+    const int tile_elements = kFragmentTileKeys * fragment_tile_stride(head_size);
+    const auto stage = [&](int tile, int buffer) {
       const int first = tile * kFragmentTileKeys;
       const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
       stage_fragment_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, aligned,
-                          k_tile);
+                          tiles + 2 * buffer * tile_elements);
       stage_fragment_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, aligned,
-                          v_tile);
+                          tiles + (2 * buffer + 1) * tile_elements);
+      fragment_tiles_commit();
+    };
+    if (it.tile_begin < it.tile_end) stage(it.tile_begin, 0);
+    for (int tile = it.tile_begin, buffer = 0; tile < it.tile_end; ++tile, buffer ^= 1) {
+      if (tile + 1 < it.tile_end) {
+        stage(tile + 1, buffer ^ 1);
+        fragment_tiles_wait<1>();
+      } else {
+        fragment_tiles_wait<0>();
+      }
       team.team_barrier();
+      const int first = tile * kFragmentTileKeys;
+      const Cache* k_tile = tiles + 2 * buffer * tile_elements;
+      const Cache* v_tile = k_tile + tile_elements;
       if (warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin) {
         WarpScores s;
         warp_scores<Cache>(f, k_tile, head_size, s);
         if (plain_logits && first >= unmasked_begin && first + kFragmentTileKeys <= unmasked_end) {
 KATTN_UNROLL
-          for (auto& tile : s)
-            for (float& value : tile) value *= rules.scale;
+          for (auto& scores : s)
+            for (float& value : scores) value *= rules.scale;
         } else {
 KATTN_UNROLL
           for (int j = 0; j < kFragmentTileKeys / 8; ++j)
@@ -115,7 +128,7 @@ KATTN_UNROLL
         warp_softmax_step(f, s);
         warp_accumulate<Cache>(f, s, v_tile, head_size);
       }
-      team.team_barrier();  // the next tile overwrites K and V
+      team.team_barrier();  // the step after next stages into this buffer
     }
 
     warp_finish_sums(f);
