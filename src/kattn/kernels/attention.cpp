@@ -80,17 +80,17 @@ struct PartialsPlacement {
 };
 
 template <class Args>
-void launch_segment_reduce(const Args& args, const Geometry& g, const LaunchPlan& plan, const SegmentPartials& partials) {
+void launch_segment_reduce(const ExecutionSpace& space, const Args& args, const Geometry& g, const LaunchPlan& plan, const SegmentPartials& partials) {
   using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
   const bool static_grid = is_static_grid(plan.variant);
   const int rows = g.num_tokens * g.num_q_heads;
-  typename Reduce::Policy policy(static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length);
+  typename Reduce::Policy policy(space, static_grid ? plan.grid_teams : rows, plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
   Kokkos::parallel_for("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, static_grid});
 }
 
 template <bool Segmented, class Args>
-void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) {
+void launch_qblock(const ExecutionSpace& space, const Args& args, const Geometry& g, const LaunchPlan& plan) {
   const int q_per_kv = g.queries_per_kv();
   const int block_q = plan.block_q(q_per_kv);
   const bool static_grid = is_static_grid(plan.variant);
@@ -101,7 +101,7 @@ void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) 
 
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
       reinterpret_cast<std::int32_t*>(base + cu_q_blocks_at), g.num_seqs + 1);
-  const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, cu_q_blocks);
+  const int total_q_blocks = build_q_block_offsets(space, args.cu_seqlens_q, block_q, cu_q_blocks);
   const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -109,15 +109,15 @@ void launch_qblock(const Args& args, const Geometry& g, const LaunchPlan& plan) 
   using Kernel = QBlockKernel<ExecutionSpace, Args, Segmented>;
   const Kernel kernel{args,           cu_q_blocks,       partials,    block_q,          plan.block_m,
                       plan.tile_size, plan.num_segments, static_grid, plan.tensor_cores};
-  typename Kernel::Policy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+  typename Kernel::Policy policy(space, static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
   policy.set_scratch_size(
       0, Kokkos::PerTeam(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(typename Args::cache_type))));
   Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
-  if (Segmented) launch_segment_reduce(args, g, plan, partials);
+  if (Segmented) launch_segment_reduce(space, args, g, plan, partials);
 }
 
 template <class Args>
-void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan) {
+void launch_split_kv(const ExecutionSpace& space, const Args& args, const Geometry& g, const LaunchPlan& plan) {
   const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
   const std::int64_t items = std::int64_t(g.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
@@ -131,11 +131,11 @@ void launch_split_kv(const Args& args, const Geometry& g, const LaunchPlan& plan
   }
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
   const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
-  typename Kernel::Policy policy(int(items), plan.team_size, plan.vector_length);
+  typename Kernel::Policy policy(space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
   Kokkos::parallel_for("kattn::split_kv", policy,
                        Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, aligned});
-  if (plan.num_segments > 1) launch_segment_reduce(args, g, plan, partials);
+  if (plan.num_segments > 1) launch_segment_reduce(space, args, g, plan, partials);
 }
 
 }  // namespace
@@ -157,7 +157,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
                              in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
   }
 
-  BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
+  const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
+  BatchMetadata batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   // The window bounds the keys a query sees only from the left: with a bidirectional prefix or
   // no causal mask, a query may still see up to the whole sequence.
   if (params.causal && in.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
@@ -165,12 +166,12 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   const auto args = make_kernel_args(in, params, out);
   using Args = decltype(args);
   switch (plan.variant) {
-    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(args, g.num_tokens, plan); break;
+    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(space, args, g.num_tokens, plan); break;
     case Variant::qblock:
-    case Variant::qblock_static: launch_qblock<false>(args, g, plan); break;
+    case Variant::qblock_static: launch_qblock<false>(space, args, g, plan); break;
     case Variant::segmented:
-    case Variant::segmented_static: launch_qblock<true>(args, g, plan); break;
-    case Variant::split_kv: launch_split_kv(args, g, plan); break;
+    case Variant::segmented_static: launch_qblock<true>(space, args, g, plan); break;
+    case Variant::split_kv: launch_split_kv(space, args, g, plan); break;
   }
   return plan;
 }

@@ -51,11 +51,11 @@ struct QBlockScan {
 
 }  // namespace
 
-BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
+BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
   BatchMetadata m;
   m.num_seqs = int(seq_lens.extent(0));
   SequenceFeatures features{0, 0, 0, 0, 0};  // one reduction, one round trip
-  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(0, m.num_seqs),
+  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(space, 0, m.num_seqs),
                           FeatureReduction{cu_seqlens_q, seq_lens}, features);
   m.num_tokens = features.num_tokens;  // = cu_seqlens_q[num_seqs], as cu_seqlens_q[0] is 0
   m.num_decodes = features.num_decodes;
@@ -68,13 +68,13 @@ BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const Inde
   return m;
 }
 
-int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q,
+int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
   std::int32_t total = 0;
   const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
-  Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, num_seqs),
+  Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
                         QBlockScan{cu_seqlens_q, cu_q_blocks, block_q}, total);
-  if (num_seqs == 0) Kokkos::deep_copy(cu_q_blocks, 0);
+  if (num_seqs == 0) Kokkos::deep_copy(space, cu_q_blocks, 0);
   return total;
 }
 
