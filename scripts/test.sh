@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The test suite on a fresh Debian 12 machine: set-up, then configure, build and test the
-# OpenMP preset, the whole suite again under ASan + UBSan, and each libFuzzer target for a
-# minute (workflow presets `openmp`, `debug`, `fuzz`).
+# OpenMP preset, install it and build and run examples/c_api against the installed package,
+# then the whole suite again under ASan + UBSan, and each libFuzzer target for a minute
+# (workflow presets `openmp`, `debug`, `fuzz`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Kokkos_ROOT="$(bash scripts/bootstrap.sh)"
 export Kokkos_ROOT
 cmake --workflow --preset openmp
+bash scripts/check_install.sh build/openmp
 cmake --workflow --preset debug
 cmake --workflow --preset fuzz

@@ -25,6 +25,20 @@ KOKKOS_INLINE_FUNCTION float fmax(float a, float b) { return KATTN_KOKKOS_MATH::
 // Numeric traits live in Kokkos::Experimental in both versions.
 KOKKOS_INLINE_FUNCTION float infinity() { return Kokkos::Experimental::infinity<float>::value; }
 
+// Kokkos::initialize on a given device (-1: Kokkos' choice). Kokkos 3.7 replaced InitArguments
+// by InitializationSettings.
+inline void initialize(int device_id) {
+#if KOKKOS_VERSION >= 30700
+  Kokkos::InitializationSettings settings;
+  if (device_id >= 0) settings.set_device_id(device_id);
+  Kokkos::initialize(settings);
+#else
+  Kokkos::InitArguments arguments;
+  arguments.device_id = device_id;
+  Kokkos::initialize(arguments);
+#endif
+}
+
 }  // namespace kattn::compat
 
 // Kokkos 3.4 calls custom reduction joins on volatile values; 4.x on plain ones.

@@ -92,12 +92,12 @@ struct PartLaunch {
 };
 
 template <class Args>
-void launch_segment_reduce(const Args& args, const Geometry& g, const PartLaunch& part,
+void launch_segment_reduce(const ExecutionSpace& space, const Args& args, const Geometry& g, const PartLaunch& part,
                            const SegmentPartials& partials) {
   using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
   const LaunchPlan& plan = part.plan;
   const bool static_grid = is_static_grid(plan.variant);
-  TeamPolicy policy(static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
+  TeamPolicy policy(space, static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
                     plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
   Kokkos::parallel_for("kattn::segment_reduce", light_weight(policy),
@@ -105,19 +105,20 @@ void launch_segment_reduce(const Args& args, const Geometry& g, const PartLaunch
 }
 
 template <bool Segmented, class Args>
-void launch_qblock(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_qblock(const ExecutionSpace& space, const Args& args, const Geometry& g, const PartLaunch& part,
+                   char* base) {
   const LaunchPlan& plan = part.plan;
   const int block_q = plan.block_q(g.queries_per_kv());
   const bool static_grid = is_static_grid(plan.variant);
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
       reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  const int total_q_blocks = build_q_block_offsets(args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
+  const int total_q_blocks = build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
   const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
   const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
   const auto run = [&](const auto& kernel, std::size_t scratch_bytes) {
-    TeamPolicy policy(static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+    TeamPolicy policy(space, static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     Kokkos::parallel_for(Segmented ? "kattn::segmented" : "kattn::qblock", light_weight(policy), kernel);
   };
@@ -137,11 +138,12 @@ void launch_qblock(const Args& args, const Geometry& g, const PartLaunch& part, 
                                                       plan.tile_size, plan.num_segments, static_grid,
                                                       plan.tensor_cores},
         qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Cache)));
-  if (Segmented) launch_segment_reduce(args, g, part, partials);
+  if (Segmented) launch_segment_reduce(space, args, g, part, partials);
 }
 
 template <class Args>
-void launch_split_kv(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_split_kv(const ExecutionSpace& space, const Args& args, const Geometry& g, const PartLaunch& part,
+                     char* base) {
   const LaunchPlan& plan = part.plan;
   const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
   const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
@@ -151,22 +153,22 @@ void launch_split_kv(const Args& args, const Geometry& g, const PartLaunch& part
   const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
   const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
-  TeamPolicy policy(int(items), plan.team_size, plan.vector_length);
+  TeamPolicy policy(space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
   Kokkos::parallel_for("kattn::split_kv", light_weight(policy),
                        Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, aligned});
-  if (plan.num_segments > 1) launch_segment_reduce(args, g, part, partials);
+  if (plan.num_segments > 1) launch_segment_reduce(space, args, g, part, partials);
 }
 
 template <class Args>
-void launch_part(const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_part(const ExecutionSpace& space, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
   switch (part.plan.variant) {
-    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(args, g.num_tokens, part.plan); break;
+    case Variant::baseline: BaselineKernel<ExecutionSpace, Args>::launch(space, args, g.num_tokens, part.plan); break;
     case Variant::qblock:
-    case Variant::qblock_static: launch_qblock<false>(args, g, part, base); break;
+    case Variant::qblock_static: launch_qblock<false>(space, args, g, part, base); break;
     case Variant::segmented:
-    case Variant::segmented_static: launch_qblock<true>(args, g, part, base); break;
-    case Variant::split_kv: launch_split_kv(args, g, part, base); break;
+    case Variant::segmented_static: launch_qblock<true>(space, args, g, part, base); break;
+    case Variant::split_kv: launch_split_kv(space, args, g, part, base); break;
   }
 }
 
@@ -189,7 +191,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
                              in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
   }
 
-  BatchMetadata batch = compute_batch_metadata(in.cu_seqlens_q, in.seq_lens);
+  const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
+  BatchMetadata batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   // The window bounds the keys a query sees only from the left: with a bidirectional prefix or
   // no causal mask, a query may still see up to the whole sequence.
   if (params.causal && in.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
@@ -202,7 +205,7 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   if (call.decodes) parts.emplace_back(*call.decodes, 0, 0, decodes, g, layout);
   parts.emplace_back(call.main, decodes, decodes, g.num_tokens - decodes, g, layout);
   char* base = Workspace::instance().commit(layout);
-  for (const PartLaunch& part : parts) launch_part(args, g, part, base);
+  for (const PartLaunch& part : parts) launch_part(space, args, g, part, base);
   return call.main;
 }
 

@@ -60,11 +60,10 @@ struct BaselineKernel {
                          [&](int d) { args.store_out(token, head, d, acc(d) * inverse_sum); });
   }
 
-  static void launch(const Args& args, int num_tokens,
-                     const LaunchPlan& plan) {
+  static void launch(const Space& space, const Args& args, int num_tokens, const LaunchPlan& plan) {
     if (num_tokens == 0) return;
     BaselineKernel kernel{args, plan.tile_size};
-    Policy policy(num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
+    Policy policy(space, num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, args.head_size)));
     Kokkos::parallel_for("kattn::baseline", light_weight(policy), kernel);
   }

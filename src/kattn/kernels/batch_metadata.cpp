@@ -85,10 +85,11 @@ BatchMetadata BatchMetadata::after_leading_decodes() const {
   return part;
 }
 
-BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens) {
+BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
+                                     const IndexVector& seq_lens) {
   const int num_seqs = int(seq_lens.extent(0));
   SequenceFeatures features{};  // one reduction, one round trip
-  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(0, num_seqs),
+  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
                           FeatureReduction{cu_seqlens_q, seq_lens, num_seqs}, features);
   if (num_seqs == 0) features.first_other = 0;
   const int leading = features.first_other < features.decodes.num_seqs ? features.first_other
@@ -96,13 +97,13 @@ BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const Inde
   return BatchMetadata(features.decodes, features.others, leading);
 }
 
-int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q, int first_seq,
+int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
   std::int32_t total = 0;
   const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
-  Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, num_seqs),
+  Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
                         QBlockScan{cu_seqlens_q, cu_q_blocks, block_q, first_seq}, total);
-  if (num_seqs == 0) Kokkos::deep_copy(cu_q_blocks, 0);
+  if (num_seqs == 0) Kokkos::deep_copy(space, cu_q_blocks, 0);
   return total;
 }
 

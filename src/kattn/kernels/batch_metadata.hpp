@@ -52,13 +52,14 @@ struct BatchMetadata {
   BatchMetadata after_leading_decodes() const;
 };
 
-// One device reduction over the sequences and one small copy back.
-BatchMetadata compute_batch_metadata(const IndexVector& cu_seqlens_q, const IndexVector& seq_lens);
+// One device reduction over the sequences on `space` and one small copy back.
+BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
+                                     const IndexVector& seq_lens);
 
 // cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s,
 // counting none for the sequences before first_seq; cu_q_blocks has num_seqs + 1 entries.
 // Returns the total.
-int build_q_block_offsets(const IndexVector& cu_seqlens_q, int block_q, int first_seq,
+int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
 
 }  // namespace kattn

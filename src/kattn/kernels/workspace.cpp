@@ -22,7 +22,7 @@ std::size_t Workspace::Layout::reserve(std::size_t count, std::size_t element_by
 
 char* Workspace::commit(const Layout& layout) {
   if (buffer_.extent(0) < layout.bytes()) {
-    Kokkos::fence();  // kernels of earlier calls may still read the old buffer
+    Kokkos::fence();  // kernels of earlier calls, on any instance, may still read the old buffer
     buffer_ = decltype(buffer_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::workspace")),
                                 layout.bytes() + layout.bytes() / 4);  // room to grow before the next allocation
   }

@@ -65,6 +65,10 @@ struct AttentionOptions {
   // itself, such as an inference server's scheduler, may turn this off to save the device round
   // trips of a call; invalid values are then undefined behaviour, as in vLLM's kernels.
   bool check_values = true;
+  // The execution-space instance the call's kernels, reductions and copies run on (on CUDA, its
+  // stream; see core/stream_instance.hpp); empty = the default instance. Optional, so that
+  // options can be built before Kokkos is initialised.
+  std::optional<ExecutionSpace> space;
 };
 
 // Architecture this build targets ("cpu", "h100", "a100", "mi300", "mi250"), from Kokkos' arch.

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs a configured kattn build into a temporary prefix, then configures, builds and runs
+# examples/c_api against the installed package, from a directory outside the source tree.
+#   scripts/check_install.sh BUILD_DIR   (Kokkos_ROOT names the Kokkos install; default: the bootstrap's)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build="${1:?usage: scripts/check_install.sh BUILD_DIR}"
+kokkos="${Kokkos_ROOT:-$HOME/.cache/kattn/kokkos-3.4.1-openmp}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix"
+cmake -S examples/c_api -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix;$kokkos"
+cmake --build "$work/example"
+(cd "$work" && OMP_PROC_BIND=false "$work/example/c_api_example")
