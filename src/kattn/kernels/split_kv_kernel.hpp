@@ -90,10 +90,14 @@ struct SplitKvKernel {
     const int block_size = args.block_size;
     const int first_block = first / block_size;
     const int num_blocks = count > 0 ? (end - 1) / block_size - first_block + 1 : 0;
+    // q sits lane-interleaved: element e of lane l's chunk of row r at (r·kLaneElements + e)·lanes + l,
+    // so the lanes of a thread read consecutive words (row-major, 8 floats apart, they would hit
+    // the same banks four at a time).
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * q_stride), [&](int i) {
       const int r = i / q_stride;
       const int d = i - r * q_stride;
-      q(i) = d < head_size ? to_float(args.q(token, first_head + r, d)) : 0.0f;
+      q((r * kLaneElements + d % kLaneElements) * lanes + d / kLaneElements) =
+          d < head_size ? to_float(args.q(token, first_head + r, d)) : 0.0f;
       if (d < head_size) acc(r * head_size + d) = 0.0f;
     });
     // The partition's block ids, read once: every key's address then costs one load, not two.
@@ -122,11 +126,11 @@ struct SplitKvKernel {
             if (second) load_lane_chunk(k_rows[1], lane, head_size, aligned, k[1]);
             for (int r = 0; r < kSplitKvMaxRows; ++r) {
               if (r >= rows) break;
-              const float* q_lane = &q(r * q_stride + lane * kLaneElements);
               float dot[2] = {0.0f, 0.0f};
               for (int e = 0; e < kLaneElements; ++e) {
-                dot[0] += q_lane[e] * k[0][e];
-                dot[1] += q_lane[e] * k[1][e];
+                const float q_element = q((r * kLaneElements + e) * lanes + lane);
+                dot[0] += q_element * k[0][e];
+                dot[1] += q_element * k[1][e];
               }
               partial.value[r] += dot[0];
               partial.value[kSplitKvMaxRows + r] += dot[1];
