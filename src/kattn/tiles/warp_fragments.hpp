@@ -2,7 +2,7 @@
 // owns 16 query rows, and their Q operands, output accumulator and softmax state stay in its
 // registers over the whole key loop. K and V tiles come from team scratch through ldmatrix, so
 // scores and weights never touch scratch. CUDA sm_80 and later (mma.sync m16n8k16, fp16 or bf16
-// in, fp32 accumulate); the planner launches this kernel only where tensor_cores_available(), and
+// in, fp32 accumulate); the planner launches this kernel only where register_rows_available(), and
 // the other backends keep the portable Q-block kernel. Host compilation passes see empty bodies.
 //
 // Lane l of a warp holds, of every 16 × 8 accumulator tile, rows l/4 and l/4 + 8 and columns
