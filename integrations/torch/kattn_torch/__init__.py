@@ -1,0 +1,54 @@
+"""kattn's paged attention as a PyTorch op: torch.ops.kattn.unified_attention, built on first use
+from kattn_op.cpp against the shared C library libkattn_c.so (docs/torch.md).
+
+    import kattn_torch
+    kattn_torch.unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seqlen_q,
+                                  max_seqlen_k, block_table, softmax_scale)
+
+KATTN_C_LIBRARY_DIR names the folder of libkattn_c.so (default: build/h100-torch/src of this
+repository); KATTN_TORCH_BUILD_DIR where the extension is built (default: torch's cache).
+"""
+import os
+import pathlib
+
+import torch
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+_loaded = False
+
+
+def load(verbose=False):
+    """Builds (first time only) and loads the op into this process; returns the library path."""
+    global _loaded
+    from torch.utils.cpp_extension import load as load_extension
+
+    default_dir = REPO / "build" / "h100-torch" / "src"
+    library_dir = pathlib.Path(os.environ.get("KATTN_C_LIBRARY_DIR", default_dir)).resolve()
+    if not (library_dir / "libkattn_c.so").is_file():
+        raise FileNotFoundError(f"no libkattn_c.so in {library_dir}: build it (docs/torch.md) "
+                                "or set KATTN_C_LIBRARY_DIR")
+    build_dir = os.environ.get("KATTN_TORCH_BUILD_DIR")
+    if build_dir:
+        os.makedirs(build_dir, exist_ok=True)
+    path = load_extension(
+        name="kattn_torch_op",
+        sources=[str(pathlib.Path(__file__).with_name("kattn_op.cpp"))],
+        extra_include_paths=[str(REPO / "src")],
+        # rpath: the op finds libkattn_c.so where it was built against, without LD_LIBRARY_PATH.
+        extra_ldflags=[f"-L{library_dir}", "-lkattn_c", f"-Wl,-rpath,{library_dir}"],
+        build_directory=build_dir,
+        with_cuda=True,
+        is_python_module=False,  # the library registers torch.ops.kattn; no Python module of its own
+        verbose=verbose)
+    _loaded = True
+    return path
+
+
+def unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seqlen_q, max_seqlen_k, block_table,
+                      softmax_scale, **options):
+    """out = attention(q, paged K/V) on torch's current stream; options: causal, window_left, softcap,
+    alibi_slopes, sinks, k_descale, v_descale, check_values (the op's schema, docs/torch.md)."""
+    if not _loaded:
+        load()
+    torch.ops.kattn.unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seqlen_q, max_seqlen_k,
+                                      block_table, softmax_scale, **options)

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Checks torch.ops.kattn.unified_attention against a dense PyTorch reference on random paged batches
+(GQA 32/8 heads, head 128, block 16, permuted block table) in fp16 and bf16, and its error path.
+Exits nonzero on any failure (docs/torch.md).
+
+    python3 integrations/torch/test_op.py
+"""
+import math
+import sys
+
+import torch
+
+import kattn_torch
+from kattn_torch.paged import make_batch, reference
+
+# (query_len, seq_len): decodes first as vLLM orders them, then a chunk of 100 after 600 tokens of
+# context, a full prefill of 250 (and one of 33), a chunk of 17 after 383.
+MIXED = [(1, 1000), (1, 37), (1, 16), (1, 513), (100, 700), (250, 250), (33, 33), (17, 400)]
+# docs/testing.md: atol, rtol of the output's dtype, plus half an ulp of q's type times max |v| (1
+# here) for the softmax weights the tensor-core kernels round to q's type.
+TOLERANCES = {torch.float16: (1e-3 + 2.0**-11, 2e-3), torch.bfloat16: (8e-3 + 2.0**-8, 1.6e-2)}
+SCALE = 1 / math.sqrt(128)
+failures = []
+
+
+def check(name, ok, detail):
+    print(f"{'pass' if ok else 'FAIL'}  {name}: {detail}", flush=True)
+    if not ok:
+        failures.append(name)
+
+
+def compare(name, batch, out, **features):
+    atol, rtol = TOLERANCES[batch.q.dtype]
+    ref = reference(batch, SCALE, **features)
+    error = (out.float() - ref).abs()
+    bad = int((error > atol + rtol * ref.abs()).sum())
+    check(name, bad == 0 and bool(torch.isfinite(out).all()),
+          f"max abs err {error.max().item():.3e}, {bad} of {out.numel()} outside atol {atol:.2e} rtol {rtol:.1e}")
+
+
+def test_mixed(dtype, fused_kv, side_stream):
+    """The mixed batch; optionally K/V as slices of one cache tensor and a non-default stream with
+    check_values off, so that nothing but the stream orders the op after the inputs and before the check."""
+    batch = make_batch([q for q, _ in MIXED], [s for _, s in MIXED], dtype, fused_kv=fused_kv)
+    out = torch.full_like(batch.q, float("nan"))
+    stream = torch.cuda.Stream() if side_stream else torch.cuda.current_stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        kattn_torch.unified_attention(*batch.op_args(out), SCALE, check_values=not side_stream)
+    torch.cuda.current_stream().wait_stream(stream)
+    compare(f"{dtype} mixed batch{', fused KV slices' if fused_kv else ''}{', side stream' if side_stream else ''}",
+            batch, out)
+
+
+def test_features(dtype):
+    """Window, softcap, ALiBi and sinks through the op's scalar and optional arguments."""
+    batch = make_batch([q for q, _ in MIXED], [s for _, s in MIXED], dtype)
+    heads = batch.q.shape[1]
+    features = {"window_left": 64, "softcap": 2.0,
+                "alibi_slopes": torch.tensor([2.0 ** (-8 * (h + 1) / heads) for h in range(heads)], device="cuda"),
+                "sinks": torch.empty(heads, device="cuda").uniform_(-2, 2)}
+    out = torch.empty_like(batch.q)
+    kattn_torch.unified_attention(*batch.op_args(out), SCALE, **features)
+    compare(f"{dtype} mixed batch, window 64, softcap 2, ALiBi, sinks", batch, out, **features)
+
+
+def expect_error(name, error_type, call, out):
+    """call() must raise error_type with a kattn message and leave out as it was."""
+    before = out.clone()
+    try:
+        call()
+        check(name, False, "no error")
+    except error_type as error:
+        torch.cuda.synchronize()
+        untouched = torch.equal(out, before)
+        check(name, untouched and "kattn" in str(error),
+              f"{type(error).__name__}: {str(error).splitlines()[0]}; out {'untouched' if untouched else 'CHANGED'}")
+
+
+def test_errors():
+    batch = make_batch([1, 8], [40, 8], torch.float16)
+    out = torch.full_like(batch.q, 7.0)
+    args = list(batch.op_args(out))
+    too_long = batch.block_table.shape[1] * batch.k_cache.shape[1] + 1
+    args[5] = torch.tensor([too_long, 8], dtype=torch.int32, device="cuda")  # seq_lens beyond the block table
+    args[7] = too_long  # max_seqlen_k, so that the value check of seq_lens is what fails
+    expect_error("seq_lens longer than the block table (check_values)", ValueError,
+                 lambda: kattn_torch.unified_attention(*args, SCALE, check_values=True), out)
+    args = list(batch.op_args(out))
+    args[5] = batch.seq_lens.long()
+    expect_error("int64 seq_lens", ValueError, lambda: kattn_torch.unified_attention(*args, SCALE), out)
+
+
+def main():
+    if not torch.cuda.is_available():
+        sys.exit("test_op.py: needs a CUDA device")
+    torch.manual_seed(0)
+    print(f"test_op.py: torch {torch.__version__} on {torch.cuda.get_device_name()}, op {kattn_torch.load()}")
+    for dtype in (torch.float16, torch.bfloat16):
+        test_mixed(dtype, fused_kv=False, side_stream=False)
+        test_mixed(dtype, fused_kv=True, side_stream=True)
+        test_features(dtype)
+    test_errors()
+    print(f"{len(failures)} failed" if failures else "all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
