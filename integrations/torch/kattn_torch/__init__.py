@@ -35,7 +35,10 @@ def load(verbose=False):
         sources=[str(pathlib.Path(__file__).with_name("kattn_op.cpp"))],
         extra_include_paths=[str(REPO / "src")],
         # rpath: the op finds libkattn_c.so where it was built against, without LD_LIBRARY_PATH.
-        extra_ldflags=[f"-L{library_dir}", "-lkattn_c", f"-Wl,-rpath,{library_dir}"],
+        # --exclude-libs: a toolchain that links its C++ runtime statically into the op (the H100
+        # machine's does) would otherwise export that copy, and libkattn_c.so's calls into the
+        # C++ runtime would bind to it instead of libstdc++.so (a crash inside Kokkos::initialize).
+        extra_ldflags=[f"-L{library_dir}", "-lkattn_c", f"-Wl,-rpath,{library_dir}", "-Wl,--exclude-libs,ALL"],
         build_directory=build_dir,
         with_cuda=True,
         is_python_module=False,  # the library registers torch.ops.kattn; no Python module of its own
