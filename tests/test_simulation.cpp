@@ -6,11 +6,13 @@
 #include "kattn/simulation/simulator.hpp"
 #include "kattn/simulation/step_batch_layout.hpp"
 #include "kattn/simulation/trace.hpp"
+#include "kattn/core/error.hpp"
 #include "kattn/problem/validate.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 
 namespace kattn::sim {
@@ -97,6 +99,24 @@ TEST(Trace, PoissonIsReproducibleSortedAndWithinTheLengths) {
   EXPECT_THROW(parse_length_distribution("normal:1:2"), std::invalid_argument);
   spec.prompt.min = 0;
   EXPECT_THROW(poisson_trace(spec), std::invalid_argument);
+}
+
+TEST(Trace, FileRoundTripSortsByArrivalAndNamesBadFields) {
+  const std::string path = ::testing::TempDir() + "kattn_sim_trace.json";
+  write_trace(path, {request(7, 0.5, 10, 3), request(3, 0.25, 4, 9)});
+  const std::vector<Request> loaded = load_trace(path);
+  ASSERT_EQ(loaded.size(), 2u);
+  EXPECT_EQ(loaded[0].id, 3);  // sorted by arrival
+  EXPECT_EQ(loaded[0].output_len, 9);
+  EXPECT_EQ(loaded[1].arrival_s, 0.5);
+  std::ofstream(path) << R"({"requests": [{"arrival_s": 0, "prompt_len": 3, "output_len": 1},
+                                          {"arrival_s": 1, "prompt_len": 0, "output_len": 1}]})";
+  try {
+    load_trace(path);
+    FAIL() << "a prompt of 0 tokens was accepted";
+  } catch (const FileFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("requests[1]"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Trace, LatencyExperimentIsOneRequest) {
