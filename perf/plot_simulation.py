@@ -34,7 +34,7 @@ def load(path):
 
 
 def plot(doc, out, request_id=None):
-    import matplotlib
+    import matplotlib  # here, not at the top: token_series is tested where matplotlib is missing
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -62,6 +62,10 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--request", type=int, default=None)
     args = parser.parse_args()
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise SystemExit("plot_simulation.py: needs matplotlib (pip install matplotlib)")
     plot(load(args.report), args.out, args.request)
 
 
