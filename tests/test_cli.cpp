@@ -205,5 +205,83 @@ TEST(Cli, BenchMissingHardwareFile) {
   EXPECT_NE(r.output.find("cannot open the hardware file"), std::string::npos) << r.output;
 }
 
+std::string write_tiny_model(const std::string& name, int num_kv_blocks) {
+  const std::string path = temp_path(name + ".json");
+  std::ofstream(path) << nlohmann::json{{"name", "tiny"}, {"num_layers", 3}, {"num_q_heads", 4}, {"num_kv_heads", 2},
+                                        {"head_size", 64}, {"dtype", "fp32"}, {"block_size", 4},
+                                        {"num_kv_blocks", num_kv_blocks}, {"max_num_batched_tokens", 16},
+                                        {"other_ms_per_step", 0.25}, {"other_us_per_token", 1.0}};
+  return path;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+TEST(Cli, SimulateReplaysItsOwnTraceToTheSameRequests) {
+  const std::string model = write_tiny_model("simulate_model", 16);
+  const std::string trace = temp_path("simulate_trace.json");
+  const std::string first = temp_path("simulate_first.json");
+  const std::string second = temp_path("simulate_second.json");
+  std::remove(first.c_str());
+  CliResult r = run_cli("simulate --model " + model + " --poisson 1000,5 --prompt-len uniform:2:20 --output-len "
+                        "lognormal:6:0.5:1:12 --seed 9 --warmup 0 --write-trace " + trace + " --json " + first);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("one layer timed (x 3 layers)"), std::string::npos) << r.output;
+  r = run_cli("simulate --model " + model + " --trace " + trace + " --warmup 0 --json " + second);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  for (const std::string& path : {first, second}) {
+    const nlohmann::json doc = read_json(path);
+    EXPECT_EQ(doc.at("schema"), "kattn-simulation");
+    EXPECT_EQ(doc.at("attention_layers"), 3);
+    const nlohmann::json& requests = doc.at("requests");
+    ASSERT_EQ(requests.size(), 5u);
+    long long tokens = 0;
+    for (const nlohmann::json& q : requests) {
+      EXPECT_EQ(q.at("tokens").size(), q.at("output_len").get<std::size_t>());  // every request finished
+      tokens += q.at("output_len").get<long long>();
+    }
+    EXPECT_EQ(doc.at("totals").at("tokens_generated"), tokens);
+    EXPECT_EQ(doc.at("totals").at("num_steps"), doc.at("steps").size());
+    double attention = 0.0;
+    for (const nlohmann::json& s : doc.at("steps")) {
+      attention += s.at("attention_us").get<double>();
+      EXPECT_DOUBLE_EQ(s.at("attention_us").get<double>(), 3 * s.at("attention_us_per_layer").get<double>());
+      EXPECT_LE(s.at("kv_blocks_used").get<int>(), 16);
+    }
+    EXPECT_NEAR(doc.at("totals").at("attention_us").get<double>(), attention, 1e-6 * attention);
+  }
+  const nlohmann::json a = read_json(first), b = read_json(second);
+  for (std::size_t i = 0; i < 5; ++i)
+    for (const char* field : {"id", "arrival_s", "prompt_len", "output_len"})
+      EXPECT_EQ(a.at("requests").at(i).at(field), b.at("requests").at(i).at(field));
+}
+
+TEST(Cli, SimulateLatencyExperiment) {
+  const std::string json = temp_path("simulate_latency.json");
+  const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_latency_model", 16) +
+                              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --rows 4 --json " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("latency experiment: prompt 20, output 30"), std::string::npos) << r.output;
+  const nlohmann::json doc = read_json(json);
+  ASSERT_EQ(doc.at("requests").size(), 1u);
+  EXPECT_EQ(doc.at("requests").at(0).at("tokens").size(), 30u);
+  EXPECT_EQ(doc.at("steps").size(), 31u);  // chunks of 16 + 4 tokens under the budget of 16, then 29 decodes
+}
+
+TEST(Cli, SimulateRejectsBadUsage) {
+  const std::string model = write_tiny_model("simulate_bad_model", 16);
+  EXPECT_EQ(run_cli("simulate --model " + model).exit_code, cli::kBadInput);  // no source
+  EXPECT_EQ(run_cli("simulate --model " + model + " --latency-experiment --poisson 1,2").exit_code, cli::kBadInput);
+  EXPECT_EQ(run_cli("simulate --model " + model + " --poisson fast").exit_code, cli::kBadInput);
+  EXPECT_EQ(run_cli("simulate --model " + model + " --poisson 1,2 --prompt-len normal:3").exit_code, cli::kBadInput);
+  const CliResult too_long = run_cli("simulate --model " + model + " --latency-experiment --prompt-len 60 --output-len 10");
+  EXPECT_EQ(too_long.exit_code, cli::kBadInput);  // 69 tokens need 18 blocks of 4: more than the 16
+  EXPECT_NE(too_long.output.find("more KV blocks"), std::string::npos) << too_long.output;
+  EXPECT_EQ(run_cli("simulate --model " + temp_path("absent_model.json") + " --latency-experiment").exit_code,
+            cli::kBadInput);
+}
+
 }  // namespace
 }  // namespace kattn

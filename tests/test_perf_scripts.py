@@ -11,6 +11,7 @@ import warnings
 PERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perf")
 sys.path.insert(0, PERF)
 
+import plot_simulation  # noqa: E402
 import suite_json  # noqa: E402
 import suite_scenarios  # noqa: E402
 import summarize_suite  # noqa: E402
@@ -153,6 +154,38 @@ class SuiteScenarios(unittest.TestCase):
         self.assertIn("d100-b1-128k-fixed", names)
         self.assertIn("d100-b128-16k-rand", names)
         self.assertNotIn("d0-b128-16k-fixed", names)
+
+
+def fake_simulation():
+    """A kattn simulate report of one request with three tokens, as simulate_report.cpp writes it."""
+    steps = [{"attention_us": 3000.0, "other_us": 1000.0}, {"attention_us": 500.0, "other_us": 1000.0},
+             {"attention_us": 600.0, "other_us": 1000.0}]
+    tokens = [{"time_s": 0.005, "step": 0, "attention_us": 3000.0}, {"time_s": 0.0065, "step": 1, "attention_us": 500.0},
+              {"time_s": 0.0081, "step": 2, "attention_us": 600.0}]
+    return {"schema": "kattn-simulation", "attention_layers": 32, "source": "latency experiment", "timer": "t",
+            "model": {"name": "m"}, "steps": steps,
+            "requests": [{"id": 4, "arrival_s": 0.001, "tokens": tokens}]}
+
+
+class PlotSimulation(unittest.TestCase):
+    def test_series_per_output_token(self):
+        indices, latency, attention = plot_simulation.token_series(fake_simulation())
+        self.assertEqual(indices, [0, 1, 2])
+        for got, want in zip(latency, [4.0, 1.5, 1.6]):  # the first is the TTFT
+            self.assertAlmostEqual(got, want)
+        self.assertEqual(attention, [3.0, 0.5, 0.6])
+        self.assertEqual(plot_simulation.token_series(fake_simulation(), 4)[0], indices)
+
+    def test_plot_writes_a_png(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed")
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "figure9.png")
+            plot_simulation.plot(fake_simulation(), path)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 
 
 if __name__ == "__main__":

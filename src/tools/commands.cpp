@@ -1,6 +1,7 @@
 #include "tools/commands.hpp"
 
 #include "tools/bench.hpp"
+#include "tools/simulate.hpp"
 
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
@@ -151,6 +152,31 @@ int main(int argc, char** argv) {
                     "peak FLOP/s file (default: data/hardware/<arch>.json if present)");
   bench->add_option("--commit", bench_options.commit, "source revision to record in the JSON");
 
+  SimulateOptions sim_options;
+  CLI::App* simulate = app.add_subcommand("simulate", "replay a request trace through a vLLM-like scheduler, "
+                                                      "timing each step's attention on the kernels");
+  simulate->add_option("--model", sim_options.model_file, "model config JSON (docs/simulation.md)")->required();
+  simulate->add_option("--trace", sim_options.trace_file, "request trace JSON");
+  simulate->add_option("--poisson", sim_options.poisson, "RATE,N: N requests with Poisson arrivals at RATE per second");
+  simulate->add_flag("--latency-experiment", sim_options.latency_experiment,
+                     "one request at t = 0 (prompt 500, output 12800 unless --prompt-len/--output-len)");
+  simulate->add_option("--prompt-len", sim_options.prompt_len,
+                       "Poisson: uniform:MIN:MAX or lognormal:MEDIAN:SIGMA:MIN:MAX; latency experiment: N");
+  simulate->add_option("--output-len", sim_options.output_len, "as --prompt-len, for the generated tokens");
+  simulate->add_option("--seed", sim_options.seed, "seed of the Poisson trace and the tensor fills")
+      ->capture_default_str();
+  simulate->add_option("--warmup", sim_options.warmup, "untimed kernel calls per step")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
+  simulate->add_option("--runs", sim_options.runs, "timed kernel calls per step (mean)")
+      ->check(CLI::Range(1, std::numeric_limits<int>::max()))
+      ->capture_default_str();
+  simulate->add_option("--rows", sim_options.rows, "step and request rows to print (evenly spread)")
+      ->check(CLI::Range(0, std::numeric_limits<int>::max()))
+      ->capture_default_str();
+  simulate->add_option("--json", sim_options.json_path, "also write the whole report to this JSON file");
+  simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -160,6 +186,7 @@ int main(int argc, char** argv) {
     if (*validate) return validate_command(file, variant, only_case);
     if (*refgen) return refgen_command(scenario, output);
     if (*bench) return bench_command(bench_options);
+    if (*simulate) return simulate_command(sim_options);
     return run_command(input, output, only_case, run_variant);
   } catch (const NotSupported& e) {
     fmt::print(stderr, "kattn: {}\n", e.what());

@@ -96,10 +96,25 @@ DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::
   return d;
 }
 
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
+                                                std::uint64_t seed) {
+  const Geometry& g = layout.geometry;
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
+  d.inputs.q = fill_hashed(
+      Tokens<Q>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::q"), g.num_tokens, g.num_q_heads, g.head_size),
+      seed);
+  d.inputs.k_cache = caches.k_cache;
+  d.inputs.v_cache = caches.v_cache;
+  return d;
+}
+
 #define KATTN_INSTANTIATE(Q, Cache, Out)                                                          \
   template DeviceProblem<Q, Cache, Out> upload_problem<Q, Cache, Out>(const HostProblem&);       \
   template DeviceProblem<Q, Cache, Out> synthesize_problem<Q, Cache, Out>(const HostProblem&, \
-                                                                         std::uint64_t);
+                                                                         std::uint64_t);          \
+  template DeviceProblem<Q, Cache, Out> synthesize_queries<Q, Cache, Out>(                        \
+      const HostProblem&, const AttentionInputs<Q, Cache>&, std::uint64_t);
 #define KATTN_INSTANTIATE_Q(Q)        \
   KATTN_INSTANTIATE(Q, Q, Q)          \
   KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t) \

@@ -26,4 +26,11 @@ DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& problem);
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed);
 
+// synthesize_problem on caches the caller keeps (a serving simulator's KV pool, filled once):
+// uploads the index tensors of `layout`, fills q, allocates out, and takes k_cache and v_cache
+// from `caches` (whose extents must match the layout's geometry).
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
+                                                std::uint64_t seed);
+
 }  // namespace kattn

@@ -1,0 +1,23 @@
+// The step timer that runs kattn::attention on the build's execution space.
+#pragma once
+
+#include "kattn/simulation/model_config.hpp"
+#include "kattn/simulation/step_timer.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace kattn::sim {
+
+struct KernelTimerOptions {
+  int warmup = 1;  // untimed calls per step before the timed ones (the later layers of a step run warm)
+  int runs = 1;    // timed calls per step; the step's time is their mean
+  std::uint64_t seed = 1;
+};
+
+// Allocates one layer's KV cache of the model's full capacity and fills it once; each step then
+// uploads its index tensors, fills q, and times the call from the host to completion (fenced,
+// without the host copies that check index values: the scheduler built them).
+std::unique_ptr<StepTimer> make_kernel_step_timer(const ModelConfig& config, const KernelTimerOptions& options);
+
+}  // namespace kattn::sim

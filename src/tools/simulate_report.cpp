@@ -1,0 +1,132 @@
+#include "tools/simulate_report.hpp"
+
+#include "kattn/core/error.hpp"
+#include "kattn/core/execution_space.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+namespace kattn::cli {
+namespace {
+
+// At most `rows` indices of [0, count), evenly spread, first and last included.
+std::vector<std::size_t> spread(std::size_t count, int rows) {
+  std::vector<std::size_t> picked;
+  if (count == 0 || rows < 1) return picked;
+  if (count <= std::size_t(rows) || rows == 1) {
+    for (std::size_t i = 0; i < std::min(count, std::size_t(rows)); ++i) picked.push_back(i);
+    return picked;
+  }
+  for (int k = 0; k < rows; ++k) picked.push_back(std::size_t(k) * (count - 1) / std::size_t(rows - 1));
+  return picked;
+}
+
+double mean(const std::vector<double>& values) {
+  double total = 0.0;
+  for (double v : values) total += v;
+  return values.empty() ? 0.0 : total / double(values.size());
+}
+
+}  // namespace
+
+void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c, const std::string& timer, int rows) {
+  fmt::print("kattn simulate {}: {} layers, {}/{} heads x {}, {}, {} KV blocks of {}, budget {} tokens\n", c.name,
+             c.num_layers, c.geometry.num_q_heads, c.geometry.num_kv_heads, c.geometry.head_size, to_string(c.dtype),
+             c.num_kv_blocks, c.block_size, c.max_num_batched_tokens);
+  fmt::print("attention: {} (x {} layers); other: {} ms/step + {} us/token (modelled)\n", timer, c.num_layers,
+             c.other_ms_per_step, c.other_us_per_token);
+  fmt::print("{:>7} {:>10} {:>8} {:>10} {:>14} {:>12} {:>9}\n", "step", "start s", "decodes", "prefill tk",
+             "attention us", "other us", "KV used");
+  for (std::size_t i : spread(r.steps.size(), rows)) {
+    const sim::StepRecord& s = r.steps[i];
+    fmt::print("{:>7} {:>10.4f} {:>8} {:>10} {:>14.1f} {:>12.1f} {:>8.1f}%\n", i, s.start_s, s.num_decodes,
+               s.num_prefill_tokens, s.attention_us, s.other_us, 100.0 * s.kv_blocks_used / c.num_kv_blocks);
+  }
+  fmt::print("{:>7} {:>10} {:>7} {:>7} {:>10} {:>9} {:>12} {:>9} {:>8}\n", "request", "arrival s", "prompt",
+             "output", "TTFT ms", "attn TTFT", "mean ITL ms", "attn ITL", "preempt");
+  std::vector<double> ttft, itl;
+  for (std::size_t i : spread(r.requests.size(), rows)) {
+    const sim::RequestRecord& q = r.requests[i];
+    fmt::print("{:>7} {:>10.4f} {:>7} {:>7} {:>10.3f} {:>8.1f}% {:>12.3f} {:>8.1f}% {:>8}\n", q.request.id,
+               q.request.arrival_s, q.request.prompt_len, q.request.output_len, 1e3 * q.ttft_s(),
+               100.0 * q.ttft_attention_share(), 1e3 * q.mean_itl_s(), 100.0 * q.itl_attention_share(),
+               q.num_preemptions);
+  }
+  for (const sim::RequestRecord& q : r.requests) {
+    ttft.push_back(q.ttft_s());
+    if (q.tokens.size() > 1) itl.push_back(q.mean_itl_s());
+  }
+  fmt::print("{} requests, {} steps, {} tokens generated, {:.4f} s simulated; attention {:.1f}% of the busy time; "
+             "mean TTFT {:.3f} ms, mean ITL {:.3f} ms; peak KV {:.1f}%, {} preemptions\n",
+             r.requests.size(), r.steps.size(), r.total_tokens_generated(), r.end_s,
+             100.0 * r.total_attention_us() / r.total_busy_us(), 1e3 * mean(ttft), 1e3 * mean(itl),
+             100.0 * r.peak_kv_blocks() / c.num_kv_blocks, r.total_preemptions());
+}
+
+void write_simulation_json(const std::string& path, const sim::SimulationResult& r, const sim::ModelConfig& c,
+                           const std::string& timer, const std::string& source) {
+  using nlohmann::json;
+  json steps = json::array();
+  for (const sim::StepRecord& s : r.steps)
+    steps.push_back({{"start_s", s.start_s}, {"end_s", s.end_s}, {"num_decodes", s.num_decodes},
+                     {"num_prefill_seqs", s.num_prefill_seqs}, {"num_prefill_tokens", s.num_prefill_tokens},
+                     {"attention_us_per_layer", s.attention_us_per_layer}, {"attention_us", s.attention_us},
+                     {"other_us", s.other_us}, {"kv_blocks_used", s.kv_blocks_used},
+                     {"num_preempted", s.num_preempted}});
+  json requests = json::array();
+  for (const sim::RequestRecord& q : r.requests) {
+    json tokens = json::array();
+    for (const sim::TokenRecord& t : q.tokens)
+      tokens.push_back({{"time_s", t.time_s}, {"step", t.step}, {"attention_us", t.attention_us}});
+    requests.push_back({{"id", q.request.id}, {"arrival_s", q.request.arrival_s},
+                        {"prompt_len", q.request.prompt_len}, {"output_len", q.request.output_len},
+                        {"ttft_s", q.ttft_s()}, {"mean_itl_s", q.mean_itl_s()},
+                        {"ttft_attention_share", q.ttft_attention_share()},
+                        {"itl_attention_share", q.itl_attention_share()}, {"num_preemptions", q.num_preemptions},
+                        {"tokens", tokens}});
+  }
+  const json model = {{"name", c.name},
+                      {"num_layers", c.num_layers},
+                      {"num_q_heads", c.geometry.num_q_heads},
+                      {"num_kv_heads", c.geometry.num_kv_heads},
+                      {"head_size", c.geometry.head_size},
+                      {"dtype", std::string(to_string(c.dtype))},
+                      {"block_size", c.block_size},
+                      {"num_kv_blocks", c.num_kv_blocks},
+                      {"max_num_batched_tokens", c.max_num_batched_tokens},
+                      {"max_num_seqs", c.max_num_seqs},
+                      {"other_ms_per_step", c.other_ms_per_step},
+                      {"other_us_per_token", c.other_us_per_token}};
+  const json doc = {{"schema", "kattn-simulation"},
+                    {"schema_version", 1},
+                    {"backend", ExecutionSpace::name()},
+                    {"timer", timer},
+                    {"attention_layers", c.num_layers},
+                    {"source", source},
+                    {"model", model},
+                    {"totals",
+                     {{"num_requests", r.requests.size()},
+                      {"num_steps", r.steps.size()},
+                      {"tokens_generated", r.total_tokens_generated()},
+                      {"end_s", r.end_s},
+                      {"attention_us", r.total_attention_us()},
+                      {"busy_us", r.total_busy_us()},
+                      {"peak_kv_blocks", r.peak_kv_blocks()},
+                      {"preemptions", r.total_preemptions()}}},
+                    {"steps", steps},
+                    {"requests", requests}};
+  // Written beside the target and renamed, so that a failed run leaves no half file.
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw FileFormatError(path, "cannot write the simulation report");
+    out << doc.dump(1) << "\n";
+    if (!out) throw FileFormatError(path, "cannot write the simulation report");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw FileFormatError(path, "cannot rename into place");
+}
+
+}  // namespace kattn::cli
