@@ -176,6 +176,22 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   simulate->add_option("--json", sim_options.json_path, "also write the whole report to this JSON file");
   simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
+  simulate->add_option("--predict", sim_options.predict_arch,
+                       "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
+                       "with the hardware model (docs/hardware-model.md) instead of running the kernels");
+
+  CalibrateOptions calibrate_options;
+  CLI::App* model_app = app.add_subcommand("model", "the hardware model (docs/hardware-model.md)");
+  CLI::App* calibrate = model_app->add_subcommand("calibrate", "fit the model's free parameters on bench JSON and "
+                                                               "report its error on held-out cases");
+  model_app->require_subcommand(1);
+  calibrate->add_option("--suite", calibrate_options.suite, "bench JSON of the calibration runs")->required();
+  calibrate->add_option("--holdout", calibrate_options.holdout, "more bench JSON, held out (repeatable)");
+  calibrate->add_option("--hardware", calibrate_options.hardware, "parameter file to start from")->required();
+  calibrate->add_option("--calibrate-on", calibrate_options.calibrate_on,
+                        "fit the suite cases whose name contains this; hold out the others")
+      ->capture_default_str();
+  calibrate->add_option("--out", calibrate_options.out, "write the parameter file with the fitted values");
 
   try {
     app.parse(argc, argv);
@@ -187,6 +203,7 @@ int main(int argc, char** argv) {
     if (*refgen) return refgen_command(scenario, output);
     if (*bench) return bench_command(bench_options);
     if (*simulate) return simulate_command(sim_options);
+    if (*calibrate) return model_calibrate_command(calibrate_options);
     return run_command(input, output, only_case, run_variant);
   } catch (const NotSupported& e) {
     fmt::print(stderr, "kattn: {}\n", e.what());

@@ -1,6 +1,8 @@
 #include "tools/simulate.hpp"
 
+#include "kattn/simulation/hardware_model.hpp"
 #include "kattn/simulation/kernel_step_timer.hpp"
+#include "kattn/simulation/predicted_step_timer.hpp"
 #include "kattn/simulation/simulator.hpp"
 #include "tools/commands.hpp"
 #include "tools/simulate_report.hpp"
@@ -62,6 +64,11 @@ std::vector<sim::Request> trace_of(const SimulateOptions& o, std::string& source
   return sim::latency_experiment_trace(prompt, output);
 }
 
+// The arch the parameter file names.
+std::string load_predicted_arch(const std::string& arch) {
+  return model::load_hardware_model(model::hardware_model_path(arch)).arch;
+}
+
 }  // namespace
 
 int simulate_command(const SimulateOptions& o) {
@@ -69,15 +76,25 @@ int simulate_command(const SimulateOptions& o) {
   std::string source;
   const std::vector<sim::Request> trace = trace_of(o, source);
   if (!o.write_trace_path.empty()) sim::write_trace(o.write_trace_path, trace);
-  sim::KernelTimerOptions timer_options;
-  timer_options.warmup = o.warmup;
-  timer_options.runs = o.runs;
-  timer_options.seed = o.seed;
-  const std::unique_ptr<sim::StepTimer> timer = sim::make_kernel_step_timer(config, timer_options);
+  std::unique_ptr<sim::StepTimer> timer;
+  if (!o.predict_arch.empty()) {
+    timer = sim::make_predicted_step_timer(
+        config, model::load_hardware_model(model::hardware_model_path(o.predict_arch)));
+  } else {
+    sim::KernelTimerOptions timer_options;
+    timer_options.warmup = o.warmup;
+    timer_options.runs = o.runs;
+    timer_options.seed = o.seed;
+    timer = sim::make_kernel_step_timer(config, timer_options);
+  }
   const sim::SimulationResult result = sim::simulate(config, trace, *timer);
   fmt::print("{}\n", source);
+  if (!o.predict_arch.empty())
+    fmt::print("PREDICTION: attention times below are the hardware model's, not measurements\n");
   print_simulation(result, config, timer->description(), o.rows);
-  if (!o.json_path.empty()) write_simulation_json(o.json_path, result, config, timer->description(), source);
+  if (!o.json_path.empty())
+    write_simulation_json(o.json_path, result, config, timer->description(), source,
+                          o.predict_arch.empty() ? std::string() : load_predicted_arch(o.predict_arch));
   return kSuccess;
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace kattn::cli {
 
@@ -19,8 +20,19 @@ struct SimulateOptions {
   int rows = 20;                 // printed step and request rows (evenly spread)
   std::string json_path;
   std::string write_trace_path;  // also write the trace that was simulated
+  std::string predict_arch;      // --predict ARCH: the hardware model instead of the kernels
 };
 
 int simulate_command(const SimulateOptions& options);
+
+// `kattn model calibrate`: fits the hardware model's free parameters on bench JSON (model_calibrate.cpp).
+struct CalibrateOptions {
+  std::string suite;                  // bench JSON with the calibration cases
+  std::vector<std::string> holdout;   // more bench JSON, all held out
+  std::string hardware;               // parameter file to start from
+  std::string calibrate_on = "-fixed-";  // suite cases whose name contains this are fitted; the rest held out
+  std::string out;                    // write the parameter file with the fitted values here
+};
+int model_calibrate_command(const CalibrateOptions& options);
 
 }  // namespace kattn::cli

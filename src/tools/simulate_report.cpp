@@ -67,7 +67,8 @@ void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c,
 }
 
 void write_simulation_json(const std::string& path, const sim::SimulationResult& r, const sim::ModelConfig& c,
-                           const std::string& timer, const std::string& source) {
+                           const std::string& timer, const std::string& source,
+                           const std::string& predicted_arch) {
   using nlohmann::json;
   json steps = json::array();
   for (const sim::StepRecord& s : r.steps)
@@ -100,7 +101,7 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"max_num_seqs", c.max_num_seqs},
                       {"other_ms_per_step", c.other_ms_per_step},
                       {"other_us_per_token", c.other_us_per_token}};
-  const json doc = {{"schema", "kattn-simulation"},
+  json doc = {{"schema", "kattn-simulation"},
                     {"schema_version", 1},
                     {"backend", ExecutionSpace::name()},
                     {"timer", timer},
@@ -118,6 +119,9 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"preemptions", r.total_preemptions()}}},
                     {"steps", steps},
                     {"requests", requests}};
+  // --predict: the times are the hardware model's predictions for that architecture, not measurements.
+  doc["predicted"] = !predicted_arch.empty();
+  if (!predicted_arch.empty()) doc["predicted_arch"] = predicted_arch;
   // Written beside the target and renamed, so that a failed run leaves no half file.
   const std::string temporary = path + ".tmp";
   {

@@ -11,6 +11,7 @@ namespace kattn::cli {
 void print_simulation(const sim::SimulationResult& result, const sim::ModelConfig& config,
                       const std::string& timer, int rows);
 void write_simulation_json(const std::string& path, const sim::SimulationResult& result,
-                           const sim::ModelConfig& config, const std::string& timer, const std::string& source);
+                           const sim::ModelConfig& config, const std::string& timer, const std::string& source,
+                           const std::string& predicted_arch = "");
 
 }  // namespace kattn::cli

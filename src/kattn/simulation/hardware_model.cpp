@@ -1,0 +1,293 @@
+#include "kattn/simulation/hardware_model.hpp"
+
+#include "kattn/core/error.hpp"
+#include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tuning/tuning_table.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <stdexcept>
+
+namespace kattn::model {
+namespace {
+
+double element_bytes(DType d) {
+  switch (d) {
+    case DType::fp32: return 4;
+    case DType::fp16:
+    case DType::bf16: return 2;
+    case DType::fp8_e4m3: return 1;
+  }
+  return 2;
+}
+
+// {"value": x, "source": "..."} or a bare number.
+double number_field(const nlohmann::json& j, const std::string& path, const char* name, bool positive) {
+  if (!j.contains(name)) throw FileFormatError(path, std::string("missing field '") + name + "'");
+  const nlohmann::json& f = j.at(name);
+  const nlohmann::json& v = f.is_object() ? (f.contains("value") ? f.at("value") : nlohmann::json()) : f;
+  if (!v.is_number()) throw FileFormatError(path, std::string("field '") + name + "' needs a number (\"value\")");
+  const double x = v.get<double>();
+  if (!(x >= 0.0) || (positive && !(x > 0.0)) || !std::isfinite(x))
+    throw FileFormatError(path, std::string("field '") + name + "' is out of range: " + v.dump());
+  return x;
+}
+
+}  // namespace
+
+HardwareModel load_hardware_model(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw FileFormatError(path, "cannot open the hardware model file");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw FileFormatError(path, e.what());
+  }
+  HardwareModel hw;
+  auto text = [&](const char* name) {
+    if (!j.contains(name) || !j.at(name).is_string())
+      throw FileFormatError(path, std::string("field '") + name + "' needs a string");
+    return j.at(name).get<std::string>();
+  };
+  hw.arch = text("arch");
+  hw.device = text("device");
+  hw.tuning_table = text("tuning_table");
+  hw.provenance = text("free_parameters");
+  if (!j.contains("gpu") || !j.at("gpu").is_boolean()) throw FileFormatError(path, "field 'gpu' needs true or false");
+  hw.gpu = j.at("gpu").get<bool>();
+  hw.register_rows = j.value("register_rows", false);
+  hw.memory_gb_per_s = number_field(j, path, "memory_gb_per_s", true);
+  hw.tensor_tflop_per_s = number_field(j, path, "tensor_tflop_per_s", false);
+  hw.vector_tflop_per_s = number_field(j, path, "vector_tflop_per_s", true);
+  hw.compute_units = int(number_field(j, path, "compute_units", true));
+  hw.max_threads_per_unit = int(number_field(j, path, "max_threads_per_unit", true));
+  hw.max_teams_per_unit = int(number_field(j, path, "max_teams_per_unit", true));
+  hw.warp_lanes = int(number_field(j, path, "warp_lanes", true));
+  hw.cache_mb = number_field(j, path, "cache_mb", false);
+  hw.mem_efficiency = number_field(j, path, "mem_efficiency", true);
+  hw.tensor_efficiency = number_field(j, path, "tensor_efficiency", true);
+  hw.vector_efficiency = number_field(j, path, "vector_efficiency", true);
+  hw.launch_us = number_field(j, path, "launch_us", false);
+  hw.host_us = number_field(j, path, "host_us", false);
+  for (const char* e : {"mem_efficiency", "tensor_efficiency", "vector_efficiency"})
+    if (number_field(j, path, e, true) > 1.0) throw FileFormatError(path, std::string("field '") + e + "' exceeds 1");
+  return hw;
+}
+
+std::string hardware_model_path(const std::string& arch, const std::string& data_dir) {
+  if (arch.size() > 5 && arch.compare(arch.size() - 5, 5, ".json") == 0) return arch;
+  return data_dir + "/hardware/models/" + arch + ".json";
+}
+
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, int last, const HardwareModel& hw) {
+  const double D = b.head_size, hq = b.num_q_heads, hkv = b.num_kv_heads, eb = element_bytes(b.dtype);
+  const int qpk = b.num_q_heads / b.num_kv_heads;
+  LaunchCost c;
+  c.tensor = plan.tensor_cores;
+  c.team_threads = std::max(1, plan.team_size * plan.vector_length);
+  const int tile = std::max(plan.tile_size, 1);
+  // Keys token i (0-based in the query) of a sequence sees: causal, within the window.
+  auto visible = [&](int seq_len, int query_len, int i) {
+    const int v = seq_len - query_len + i + 1;
+    return b.window_left >= 0 ? std::min(v, b.window_left + 1) : v;
+  };
+  double partial_rows = 0;  // (row, segment) partial results written and read back by a reduction
+  for (int s = first; s < last; ++s) {
+    const int q = b.query_lens[std::size_t(s)], L = b.seq_lens[std::size_t(s)];
+    c.bytes += 2.0 * q * hq * D * eb;  // q read, out written
+    const double keys_any = b.window_left >= 0 ? std::min(L, b.window_left + q) : L;  // keys some query sees
+    c.kv_unique_bytes += hkv * keys_any * D * 2 * eb;
+    if (plan.variant == Variant::split_kv) {
+      const int rows = std::max(1, std::min(plan.block_m, qpk));
+      const double groups = std::ceil(double(qpk) / rows);  // teams per (token, KV head, partition)
+      for (int i = 0; i < q; ++i) {
+        const double v = visible(L, q, i), parts = std::ceil(v / tile);
+        c.teams += hkv * groups * parts;
+        c.kv_bytes += hkv * groups * v * D * 2 * eb;
+        c.flops += 4.0 * D * hq * v;
+        if (parts > 1) partial_rows += hq * parts;
+      }
+    } else if (plan.variant == Variant::baseline) {
+      for (int i = 0; i < q; ++i) {
+        const double v = visible(L, q, i);
+        c.teams += hq;
+        c.kv_bytes += hq * v * D * 2 * eb;  // every query head reads its keys
+        c.flops += 4.0 * D * hq * v;
+      }
+    } else {  // Q-block variants: a team per (Q block, KV head, segment)
+      const int bq = plan.block_q(qpk);
+      const int segments = std::max(plan.num_segments, 1);
+      for (int i0 = 0; i0 < q; i0 += bq) {
+        const int i1 = std::min(q, i0 + bq);
+        // Keys from the first visible one of the block's first row to the last row's last.
+        const double lo = b.window_left >= 0 ? std::max(0, L - q + i0 - b.window_left) : 0;
+        const double keys = (L - q + i1) - lo;
+        const double tiles = std::ceil(keys / tile);
+        c.teams += hkv * segments;
+        c.kv_bytes += hkv * keys * D * 2 * eb;
+        c.flops += 4.0 * D * hkv * double(plan.block_m) * tiles * tile;  // whole blocks and tiles execute
+        if (segments > 1) partial_rows += double(bq) * hq * segments;
+      }
+    }
+  }
+  if (partial_rows > 0) {
+    c.kernels = 2;                                // the reduction kernel
+    c.bytes += partial_rows * (D + 2) * 4 * 2.0;  // fp32 partial row + max + sum, written then read
+  }
+  if (is_static_grid(plan.variant) && plan.grid_teams > 0) c.teams = std::min(c.teams, double(plan.grid_teams));
+  (void)hw;
+  return c;
+}
+
+double launch_us(const LaunchCost& c, const HardwareModel& hw) {
+  const double overhead = c.kernels * hw.launch_us;
+  if (c.teams <= 0) return overhead;
+  const int per_unit = std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / c.team_threads));
+  const double slots = double(hw.compute_units) * per_unit;
+  const double waves = std::ceil(c.teams / slots);
+  // Share of the machine the waves keep busy: a unit runs at full rate with one team resident, so
+  // only units left without a team idle (the last wave's empty slots count when waves > 1).
+  const double fill = waves > 1 ? c.teams / (waves * slots) : std::min(1.0, c.teams / hw.compute_units);
+  // K/V reads beyond the first of each key hit the last-level cache while the launch's K/V fits in it.
+  const double rereads = std::max(0.0, c.kv_bytes - c.kv_unique_bytes);
+  const double miss = c.kv_unique_bytes > 0 ? std::clamp(1.0 - hw.cache_mb * 1e6 / c.kv_unique_bytes, 0.0, 1.0) : 0.0;
+  const double dram = c.bytes + std::min(c.kv_bytes, c.kv_unique_bytes) + rereads * miss;
+  const double mem_s = dram / (hw.memory_gb_per_s * 1e9 * hw.mem_efficiency);
+  const double peak = c.tensor && hw.tensor_tflop_per_s > 0 ? hw.tensor_tflop_per_s * hw.tensor_efficiency
+                                                             : hw.vector_tflop_per_s * hw.vector_efficiency;
+  const double compute_s = c.flops / (peak * 1e12);
+  return overhead + 1e6 * std::max(mem_s, compute_s) / fill;
+}
+
+namespace {
+
+BatchMetadata metadata_of(const BatchShape& b, int first, int last) {
+  SequenceTotals decodes, others;
+  int leading = 0;
+  bool leading_run = true;
+  for (int s = first; s < last; ++s) {
+    SequenceTotals one;
+    one.num_seqs = 1;
+    one.num_tokens = one.max_query_len = b.query_lens[std::size_t(s)];
+    one.total_seq_len = one.max_seq_len = b.seq_lens[std::size_t(s)];
+    if (one.num_tokens == 1) {
+      decodes.add(one);
+      if (leading_run) ++leading;
+    } else {
+      others.add(one);
+      leading_run = false;
+    }
+  }
+  BatchMetadata m(decodes, others, leading);
+  m.window_left = b.window_left;
+  return m;
+}
+
+Geometry geometry_of(const BatchShape& b) {
+  Geometry g;
+  g.num_q_heads = b.num_q_heads;
+  g.num_kv_heads = b.num_kv_heads;
+  g.head_size = b.head_size;
+  g.block_size = b.block_size;
+  g.num_seqs = int(b.query_lens.size());
+  int max_len = 1;
+  for (std::size_t s = 0; s < b.query_lens.size(); ++s) {
+    g.num_tokens += b.query_lens[s];
+    max_len = std::max(max_len, b.seq_lens[s]);
+  }
+  g.max_blocks_per_seq = (max_len + b.block_size - 1) / b.block_size;
+  g.num_blocks = g.max_blocks_per_seq * std::max(g.num_seqs, 1);
+  return g;
+}
+
+// The plan's team shape and paths as the target's build would fit them (launch_plan.cpp's rules,
+// without the scratch-size fitting, which the planner does for the build's own device only).
+void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetadata& part, const BatchShape& b,
+                      const HardwareModel& hw) {
+  const int qpk = b.num_q_heads / b.num_kv_heads;
+  const bool tc_operands = b.dtype == DType::fp16 || b.dtype == DType::bf16;
+  plan.team_size = std::max(leaf.team_size, 1);
+  plan.vector_length = std::max(leaf.vector_length, 1);
+  plan.register_rows = false;
+  if (plan.variant == Variant::split_kv) {
+    int lanes = 1;
+    while (lanes < (b.head_size + 7) / 8 && lanes < plan.vector_length) lanes *= 2;
+    plan.vector_length = lanes;
+    plan.tile_size = std::max(leaf.tile_size, 1);
+    plan.num_segments = (std::max(part.max_visible_keys(), 1) + plan.tile_size - 1) / plan.tile_size;
+    plan.tensor_cores = false;
+    return;
+  }
+  plan.tensor_cores = hw.tensor_tflop_per_s > 0 && tc_operands && plan.vector_length == hw.warp_lanes &&
+                      plan.variant != Variant::baseline;
+  if (plan.variant == Variant::baseline) return;
+  plan.tile_size = std::max(leaf.tile_size, 1);
+  plan.block_m = leaf.block_q(qpk) * qpk;
+  if (plan.tensor_cores && hw.register_rows && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead &&
+      qpk <= kFragmentRows * plan.team_size) {
+    plan.register_rows = true;
+    plan.tile_size = kFragmentTileKeys;
+    plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
+  }
+  if (is_static_grid(plan.variant)) {
+    const int per_unit =
+        std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / (plan.team_size * plan.vector_length)));
+    plan.grid_teams = leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * per_unit;
+  }
+}
+
+void check_shape(const BatchShape& b) {
+  if (b.query_lens.empty() || b.query_lens.size() != b.seq_lens.size())
+    throw std::invalid_argument("hardware model: needs as many query lengths as sequence lengths, at least one");
+  if (b.num_kv_heads < 1 || b.num_q_heads % b.num_kv_heads != 0 || b.head_size < 1 || b.block_size < 1)
+    throw std::invalid_argument("hardware model: bad geometry");
+  for (std::size_t s = 0; s < b.query_lens.size(); ++s)
+    if (b.query_lens[s] < 1 || b.seq_lens[s] < b.query_lens[s])
+      throw std::invalid_argument("hardware model: sequence " + std::to_string(s) +
+                                  " needs 1 <= query length <= sequence length");
+}
+
+}  // namespace
+
+CallPlan target_call_plan(const BatchShape& b, const HardwareModel& hw) {
+  check_shape(b);
+  const TuningTable* table = TuningTable::builtin(hw.tuning_table);
+  if (!table) throw std::invalid_argument("hardware model " + hw.arch + ": no built-in tuning table '" +
+                                          hw.tuning_table + "'");
+  AttentionOptions options;
+  options.tuning_table = table;
+  options.check_values = false;
+  const int n = int(b.query_lens.size());
+  const BatchMetadata all = metadata_of(b, 0, n);
+  const Geometry g = geometry_of(b);
+  const bool tc_operands = b.dtype == DType::fp16 || b.dtype == DType::bf16;
+  CallPlan plans = plan_call(all, g, std::size_t(element_bytes(b.dtype)), tc_operands, options);
+  if (hw.gpu) {
+    const int apart = plans.main.decodes_apart;
+    const BatchMetadata main_part = plans.decodes ? metadata_of(b, apart, n) : all;
+    refit_for_target(plans.main, table->evaluate(main_part, g), main_part, b, hw);
+    if (plans.decodes) {
+      const BatchMetadata decode_part = metadata_of(b, 0, apart);
+      refit_for_target(*plans.decodes, table->evaluate(decode_part, g), decode_part, b, hw);
+    }
+  }
+  return plans;
+}
+
+double predict_call_us(const CallPlan& plans, const BatchShape& b, const HardwareModel& hw) {
+  check_shape(b);
+  const int n = int(b.query_lens.size());
+  const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
+  double us = hw.host_us + launch_us(launch_cost(plans.main, b, apart, n, hw), hw);
+  if (plans.decodes && apart > 0) us += launch_us(launch_cost(*plans.decodes, b, 0, apart, hw), hw);
+  return us;
+}
+
+double predict_us(const BatchShape& b, const HardwareModel& hw) { return predict_call_us(target_call_plan(b, hw), b, hw); }
+
+}  // namespace kattn::model

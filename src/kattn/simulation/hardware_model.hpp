@@ -1,0 +1,86 @@
+// A roofline model of kattn's launches (docs/hardware-model.md): per launch, the bytes it moves
+// (K/V re-reads served by the last-level cache while the launch's K/V fits)
+// and the FLOPs it does, its teams from the launch plan, waves = ceil(teams / (compute units x
+// teams per unit)), and time = launch overhead + waves x the slowest of a wave's memory and
+// compute time; a call adds its host overhead. The parameters of an architecture come from
+// data/hardware/models/<arch>.json; the efficiencies and overheads are fitted on measurements
+// (kattn model calibrate) or assumed where no device was measured.
+#pragma once
+
+#include "kattn/core/dtype.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+
+#include <string>
+#include <vector>
+
+namespace kattn::model {
+
+struct HardwareModel {
+  std::string arch;             // "h100", "a100", "mi300x", "mi250", "cpu"
+  std::string device;           // the part the datasheet numbers are for
+  std::string tuning_table;     // built-in tuning table the model plans with ("h100", "cpu")
+  std::string provenance;       // "calibrated ..." or "assumed ..." (the free parameters)
+  bool gpu = true;              // GPU-style planning (table team shape); false: plan on this host build
+  double memory_gb_per_s = 0;   // datasheet peak memory bandwidth, GB/s
+  double tensor_tflop_per_s = 0;  // dense fp16/bf16 matrix-unit peak (0 = none)
+  double vector_tflop_per_s = 0;  // fp32 FMA peak of the vector (CUDA-core / SIMD) path
+  int compute_units = 1;        // SMs / CUs / cores
+  int max_threads_per_unit = 1; // resident threads per SM/CU (occupancy limit)
+  int max_teams_per_unit = 1;   // resident kattn teams per SM/CU (registers and scratch)
+  int warp_lanes = 32;          // lanes of a warp / wavefront (the tensor-core path needs teams of these)
+  double cache_mb = 0;          // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
+  bool register_rows = false;   // kattn's register-row Q-block kernel runs on this arch
+  // Free parameters.
+  double mem_efficiency = 1;      // achieved share of memory_gb_per_s
+  double tensor_efficiency = 1;   // achieved share of tensor_tflop_per_s
+  double vector_efficiency = 1;   // achieved share of vector_tflop_per_s
+  double launch_us = 0;           // per kernel launch
+  double host_us = 0;             // per attention call (metadata, planning, host work)
+};
+
+// Reads a parameter file; throws FileFormatError naming the file and the missing or bad field.
+HardwareModel load_hardware_model(const std::string& path);
+// data/hardware/models/<arch>.json under `data_dir` (or `arch` itself if it names a .json file).
+std::string hardware_model_path(const std::string& arch, const std::string& data_dir = "data");
+
+// A call's batch as the model sees it.
+struct BatchShape {
+  std::vector<int> query_lens;  // per sequence, kattn's order (decodes first)
+  std::vector<int> seq_lens;    // context + query, per sequence
+  int num_q_heads = 32;
+  int num_kv_heads = 8;
+  int head_size = 128;
+  int block_size = 16;
+  int window_left = -1;         // sliding window, -1 = none
+  DType dtype = DType::fp16;    // q, cache and output
+};
+
+// What one launch costs, before the hardware.
+struct LaunchCost {
+  double bytes = 0;       // global memory traffic besides K/V: q, out, partials
+  double kv_bytes = 0;    // K/V reads of all teams (each team reads the keys it needs)
+  double kv_unique_bytes = 0;  // K/V that some team reads: each key of each KV head once
+  double flops = 0;       // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
+  double teams = 0;       // teams of the grid
+  int kernels = 1;        // kernel launches (segmented variants add a reduction)
+  bool tensor = false;    // the tile products run on the matrix units
+  int team_threads = 1;   // threads x lanes of a team
+};
+
+// The launches' costs of `plan` over sequences [first, last) of `batch`.
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& batch, int first, int last, const HardwareModel& hw);
+// Microseconds of one launch (without the call's host overhead).
+double launch_us(const LaunchCost& cost, const HardwareModel& hw);
+
+// The plans kattn would pick for this batch on `hw`: plan_call with the architecture's tuning
+// table, refitted to the target (team shape from the table, tensor-core and register-row paths
+// by the target's rules, static grids from its compute units) when hw.gpu.
+CallPlan target_call_plan(const BatchShape& batch, const HardwareModel& hw);
+
+// The predicted time of a call with these plans (main over the sequences after the leading
+// plan.main.decodes_apart decodes, decodes over those), host overhead included.
+double predict_call_us(const CallPlan& plans, const BatchShape& batch, const HardwareModel& hw);
+// target_call_plan then predict_call_us.
+double predict_us(const BatchShape& batch, const HardwareModel& hw);
+
+}  // namespace kattn::model

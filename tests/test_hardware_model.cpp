@@ -1,0 +1,194 @@
+// The hardware model (docs/hardware-model.md): monotonicity, wave quantisation, mixed batches as
+// two launches, parameter-file errors, and `kattn simulate --predict` on this build.
+#include "kattn/core/error.hpp"
+#include "kattn/simulation/hardware_model.hpp"
+#include "tools/commands.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace kattn::model {
+namespace {
+
+std::string data_file(const std::string& arch) { return hardware_model_path(arch, KATTN_DATA_DIR); }
+
+BatchShape decodes(int n, int len) {
+  BatchShape b;
+  b.query_lens.assign(std::size_t(n), 1);
+  b.seq_lens.assign(std::size_t(n), len);
+  return b;
+}
+
+BatchShape prefill(int n, int len) {
+  BatchShape b;
+  b.query_lens.assign(std::size_t(n), len);
+  b.seq_lens.assign(std::size_t(n), len);
+  return b;
+}
+
+TEST(HardwareModel, EveryShippedParameterFileLoads) {
+  for (const char* arch : {"h100", "a100", "mi300x", "mi250", "cpu"}) {
+    const HardwareModel hw = load_hardware_model(data_file(arch));
+    EXPECT_EQ(hw.arch, arch);
+    EXPECT_GT(hw.memory_gb_per_s, 0);
+    EXPECT_GT(predict_us(decodes(4, 1000), hw), hw.host_us) << arch;
+  }
+  EXPECT_NE(load_hardware_model(data_file("h100")).provenance.find("calibrated"), std::string::npos);
+  EXPECT_NE(load_hardware_model(data_file("mi300x")).provenance.find("assumed"), std::string::npos);
+}
+
+TEST(HardwareModel, MoreTokensAreNeverPredictedFaster) {
+  for (const char* arch : {"h100", "mi300x", "cpu"}) {
+    const HardwareModel hw = load_hardware_model(data_file(arch));
+    double last = 0;
+    for (int len : {16, 64, 256, 1024, 4096, 16384}) {
+      const double t = predict_us(decodes(8, len), hw);
+      EXPECT_GE(t, last) << arch << " decode context " << len;
+      last = t;
+    }
+    last = 0;
+    for (int n : {1, 2, 8, 32, 128}) {
+      const double t = predict_us(decodes(n, 2048), hw);
+      EXPECT_GE(t, last) << arch << " decode batch " << n;
+      last = t;
+    }
+    last = 0;
+    for (int len : {16, 128, 512, 2048, 8192}) {
+      const double t = predict_us(prefill(2, len), hw);
+      EXPECT_GE(t, last) << arch << " prefill length " << len;
+      last = t;
+    }
+  }
+}
+
+TEST(HardwareModel, MoreBandwidthOrFlopsIsNeverSlower) {
+  const HardwareModel hw = load_hardware_model(data_file("h100"));
+  HardwareModel faster = hw;
+  faster.memory_gb_per_s *= 2;
+  for (const BatchShape& b : {decodes(1, 128), decodes(64, 4096), prefill(1, 4096)}) {
+    EXPECT_LE(predict_us(b, faster), predict_us(b, hw));
+  }
+  EXPECT_LT(predict_us(decodes(64, 4096), faster), predict_us(decodes(64, 4096), hw));  // memory bound
+  HardwareModel more_flops = hw;
+  more_flops.tensor_tflop_per_s *= 2;
+  EXPECT_LT(predict_us(prefill(1, 8192), more_flops), predict_us(prefill(1, 8192), hw));  // compute bound
+}
+
+TEST(HardwareModel, WaveQuantisationSteps) {
+  HardwareModel hw = load_hardware_model(data_file("h100"));
+  hw.compute_units = 10;
+  hw.max_teams_per_unit = 1;
+  hw.launch_us = 0;
+  LaunchCost c;
+  c.bytes = 1e6;
+  c.team_threads = 32;
+  auto time_of = [&](double teams) {
+    LaunchCost t = c;
+    t.teams = teams;
+    t.bytes = 1e6 * teams;  // the same work per team
+    return launch_us(t, hw);
+  };
+  const double one_wave = time_of(10), two_waves = time_of(20);
+  EXPECT_NEAR(two_waves, 2 * one_wave, 1e-9 * one_wave);
+  EXPECT_NEAR(time_of(11), two_waves, 1e-9 * one_wave);  // one team more: a whole second wave
+  EXPECT_NEAR(time_of(19), two_waves, 1e-9 * one_wave);
+  EXPECT_NEAR(time_of(5), one_wave, 1e-9 * one_wave);  // half a wave: as long as a full one
+}
+
+TEST(HardwareModel, MixedBatchIsTheSumOfItsTwoLaunches) {
+  const HardwareModel hw = load_hardware_model(data_file("h100"));
+  BatchShape mixed = decodes(24, 4096);
+  for (int i = 0; i < 8; ++i) {
+    mixed.query_lens.push_back(512);
+    mixed.seq_lens.push_back(512);
+  }
+  const CallPlan plans = target_call_plan(mixed, hw);
+  ASSERT_TRUE(plans.decodes.has_value());
+  EXPECT_EQ(plans.decodes->variant, Variant::split_kv);
+  EXPECT_EQ(plans.main.decodes_apart, 24);
+  const double sum = launch_us(launch_cost(plans.main, mixed, 24, 32, hw), hw) +
+                     launch_us(launch_cost(*plans.decodes, mixed, 0, 24, hw), hw);
+  EXPECT_DOUBLE_EQ(predict_us(mixed, hw), hw.host_us + sum);
+  // Each part alone is one call: the mixed call saves one host overhead and nothing else.
+  BatchShape chunks = prefill(8, 512);
+  EXPECT_NEAR(predict_us(mixed, hw), predict_us(decodes(24, 4096), hw) + predict_us(chunks, hw) - hw.host_us,
+              1e-6 * sum);
+}
+
+std::string write_file(const std::string& name, const nlohmann::json& j) {
+  const std::string path = ::testing::TempDir() + "kattn_hw_" + name + ".json";
+  std::ofstream(path) << j.dump();
+  return path;
+}
+
+TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
+  std::ifstream in(data_file("h100"));
+  const nlohmann::json good = nlohmann::json::parse(in);
+  auto expect_error = [&](const std::string& name, nlohmann::json j, const std::string& field) {
+    const std::string path = write_file(name, j);
+    try {
+      load_hardware_model(path);
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const FileFormatError& e) {
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  nlohmann::json j = good;
+  j.erase("memory_gb_per_s");
+  expect_error("missing", j, "memory_gb_per_s");
+  j = good;
+  j["compute_units"]["value"] = "many";
+  expect_error("type", j, "compute_units");
+  j = good;
+  j["mem_efficiency"]["value"] = 1.5;
+  expect_error("range", j, "mem_efficiency");
+  j = good;
+  j["launch_us"] = -1;
+  expect_error("negative", j, "launch_us");
+  EXPECT_THROW(load_hardware_model(::testing::TempDir() + "kattn_hw_absent.json"), FileFormatError);
+}
+
+int run_cli(const std::string& arguments, std::string& output) {
+  const std::string log = ::testing::TempDir() + "kattn_hw_cli.log";
+  const int status = std::system((std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1").c_str());
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  output = text.str();
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
+  const std::string model = write_file("model", {{"name", "tiny"}, {"num_layers", 2}, {"num_q_heads", 8},
+                                                 {"num_kv_heads", 2}, {"head_size", 64}, {"dtype", "fp16"},
+                                                 {"block_size", 16}, {"num_kv_blocks", 256},
+                                                 {"max_num_batched_tokens", 256}});
+  const std::string json = ::testing::TempDir() + "kattn_hw_predict.json";
+  std::string out;
+  ASSERT_EQ(run_cli("simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len "
+                    "uniform:4:20 --predict " + data_file("mi300x") + " --json " + json, out),
+            cli::kSuccess)
+      << out;
+  EXPECT_NE(out.find("PREDICTION"), std::string::npos) << out;
+  EXPECT_NE(out.find("mi300x"), std::string::npos) << out;
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  EXPECT_TRUE(report.at("predicted").get<bool>());
+  EXPECT_EQ(report.at("predicted_arch"), "mi300x");
+  EXPECT_NE(report.at("timer").get<std::string>().find("PREDICTED"), std::string::npos);
+  EXPECT_GT(report.at("totals").at("attention_us").get<double>(), 0);
+  EXPECT_EQ(run_cli("simulate --model " + model + " --poisson 100,2 --predict " + ::testing::TempDir() +
+                        "kattn_hw_nope.json", out),
+            cli::kBadInput);
+  EXPECT_NE(out.find("kattn_hw_nope.json"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace kattn::model
