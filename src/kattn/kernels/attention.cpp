@@ -9,7 +9,7 @@
 #include "kattn/problem/validate.hpp"
 
 #include <limits>
-#include <vector>
+#include <optional>
 #include <string>
 
 namespace kattn {
@@ -91,6 +91,12 @@ struct PartLaunch {
   }
 };
 
+// Whether every K and V row admits 16-byte lane loads (the kernels that stream them choose by it).
+template <class Args>
+bool kv_rows_aligned(const Args& args) {
+  return lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
+}
+
 template <class Args>
 void launch_segment_reduce(const ExecutionSpace& space, const Args& args, const Geometry& g, const PartLaunch& part,
                            const SegmentPartials& partials) {
@@ -127,8 +133,7 @@ void launch_qblock(const ExecutionSpace& space, const Args& args, const Geometry
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
     if (plan.register_rows) {
       using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
-      const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
-      run(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, aligned},
+      run(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, kv_rows_aligned(args)},
           Kernel::scratch_bytes(g.head_size));
       launched = true;
     }
@@ -152,11 +157,11 @@ void launch_split_kv(const ExecutionSpace& space, const Args& args, const Geomet
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
   const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
-  const bool aligned = lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
   TeamPolicy policy(space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
   Kokkos::parallel_for("kattn::split_kv", light_weight(policy),
-                       Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, aligned});
+                       Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token,
+                              kv_rows_aligned(args)});
   if (plan.num_segments > 1) launch_segment_reduce(space, args, g, part, partials);
 }
 
@@ -201,11 +206,12 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.
   const int decodes = call.main.decodes_apart;
   Workspace::Layout layout;
-  std::vector<PartLaunch> parts;
-  if (call.decodes) parts.emplace_back(*call.decodes, 0, 0, decodes, g, layout);
-  parts.emplace_back(call.main, decodes, decodes, g.num_tokens - decodes, g, layout);
+  std::optional<PartLaunch> decode_part;
+  if (call.decodes) decode_part.emplace(*call.decodes, 0, 0, decodes, g, layout);
+  const PartLaunch main_part(call.main, decodes, decodes, g.num_tokens - decodes, g, layout);
   char* base = Workspace::instance().commit(layout);
-  for (const PartLaunch& part : parts) launch_part(space, args, g, part, base);
+  if (decode_part) launch_part(space, args, g, *decode_part, base);
+  launch_part(space, args, g, main_part, base);
   return call.main;
 }
 

@@ -55,4 +55,11 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
   return it;
 }
 
+// Work items of a Q-block launch: Q blocks × KV heads × segments (read on the device, so one
+// static-grid launch shape serves any batch).
+template <class Args, class Offsets>
+KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Offsets& cu_q_blocks, int num_segments) {
+  return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
+}
+
 }  // namespace kattn

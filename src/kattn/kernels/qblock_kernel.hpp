@@ -34,10 +34,6 @@ struct QBlockKernel {
   bool static_grid;
   bool tensor_cores;  // tile products on tensor cores (LaunchPlan::tensor_cores)
 
-  KOKKOS_INLINE_FUNCTION int num_items() const {
-    return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
-  }
-
   // Team scratch, carved once per team (scratch allocation is a bump pointer): the order and
   // sizes follow qblock_scratch_bytes.
   struct Scratch {
@@ -58,7 +54,7 @@ struct QBlockKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Scratch scratch(team, block_m, tile_size, args.head_size);
     if (!static_grid) return process(team, scratch, team.league_rank());
-    const int items = num_items();
+    const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, scratch, item);
   }
 

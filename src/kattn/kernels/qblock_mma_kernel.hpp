@@ -32,15 +32,11 @@ struct QBlockMmaKernel {
   }
   static std::size_t scratch_bytes(int head_size) { return 4 * tile_bytes(head_size) + 16; }  // + alignment
 
-  KOKKOS_INLINE_FUNCTION int num_items() const {
-    return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     // K and V tiles for two steps, in that order: step buffer b holds K at 2b and V at 2b + 1.
     auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(4 * tile_bytes(args.head_size), 16));
     if (!static_grid) return process(team, tiles, team.league_rank());
-    const int items = num_items();
+    const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, tiles, item);
   }
 
