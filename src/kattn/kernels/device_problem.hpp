@@ -1,10 +1,12 @@
 // A problem resident in device memory: inputs, output and parameters, ready for attention().
 #pragma once
 
+#include "kattn/core/storage_types.hpp"
 #include "kattn/kernels/attention_inputs.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <cstdint>
+#include <vector>
 
 namespace kattn {
 
@@ -32,5 +34,14 @@ DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
                                                 std::uint64_t seed);
+
+// out's values as float, [num_tokens, num_q_heads, head_size] (waits for the kernels writing it).
+template <class Out>
+std::vector<float> download_out(const AttentionOutput<Out>& out) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  std::vector<float> values(host.span());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(host.data()[i]);
+  return values;
+}
 
 }  // namespace kattn

@@ -13,9 +13,7 @@ ProblemRun run_problem(const HostProblem& problem, const AttentionOptions& optio
     const Device device = upload_problem<decltype(q), decltype(cache), decltype(out)>(problem);
     ProblemRun run;
     run.plan = attention(device.inputs, device.params, device.out, options);
-    const auto host_out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), device.out);
-    run.out.resize(std::size_t(problem.geometry.q_elements()));
-    for (std::size_t i = 0; i < run.out.size(); ++i) run.out[i] = to_float(host_out.data()[i]);
+    run.out = download_out(device.out);
     return run;
   });
 }

@@ -1,0 +1,83 @@
+// The launch of one part of a call (PartLaunch) and the launches that read nothing back to the
+// host, so that a graph may capture them: split_kv and the segment reduction. They go through a
+// launch target (launch_target.hpp): straight onto an execution space, or into a graph.
+#pragma once
+
+#include "kattn/kernels/launch_target.hpp"
+#include "kattn/kernels/segment_reduce.hpp"
+#include "kattn/kernels/split_kv_kernel.hpp"
+#include "kattn/kernels/workspace.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+
+#include <limits>
+#include <string>
+
+namespace kattn {
+
+// One launch of a call: its plan, the sequences and tokens it covers, and where its arrays sit in
+// the workspace. Every launch of a call reserves its arrays before the call commits the buffer
+// once, so launches of one call never share bytes.
+struct PartLaunch {
+  LaunchPlan plan;
+  int first_seq = 0, first_token = 0, num_tokens = 0;
+  std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
+
+  PartLaunch(const LaunchPlan& part_plan, int first, int tokens_before, int tokens, const Geometry& g,
+             Workspace::Layout& layout)
+      : plan(part_plan), first_seq(first), first_token(tokens_before), num_tokens(tokens) {
+    if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv)
+      cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
+    // Partials are indexed by the call's token, as the kernels see the whole batch.
+    const std::size_t rows = std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * g.num_tokens * g.num_q_heads;
+    partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
+    partials_max_at = layout.reserve(rows, sizeof(float));
+    partials_sum_at = layout.reserve(rows, sizeof(float));
+  }
+
+  SegmentPartials partials(char* base, const Geometry& g) const {
+    SegmentPartials p;
+    const int segments = plan.num_segments;
+    p.out = decltype(p.out)(reinterpret_cast<float*>(base + partials_out_at), segments, g.num_tokens, g.num_q_heads,
+                            g.head_size);
+    p.max = decltype(p.max)(reinterpret_cast<float*>(base + partials_max_at), segments, g.num_tokens, g.num_q_heads);
+    p.sum = decltype(p.sum)(reinterpret_cast<float*>(base + partials_sum_at), segments, g.num_tokens, g.num_q_heads);
+    return p;
+  }
+};
+
+// Whether every K and V row admits 16-byte lane loads (the kernels that stream them choose by it).
+template <class Args>
+bool kv_rows_aligned(const Args& args) {
+  return lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
+}
+
+template <class Launches, class Args>
+void launch_segment_reduce(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                           const SegmentPartials& partials) {
+  using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
+  const LaunchPlan& plan = part.plan;
+  const bool static_grid = is_static_grid(plan.variant);
+  TeamPolicy policy(launches.space, static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
+                    plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
+  launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, static_grid});
+}
+
+template <class Launches, class Args>
+void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  const LaunchPlan& plan = part.plan;
+  const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
+  const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
+  if (items == 0) return;
+  if (items > std::numeric_limits<int>::max())
+    throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
+  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
+  using Kernel = SplitKvKernel<ExecutionSpace, Args>;
+  TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
+  launches("kattn::split_kv", policy,
+           Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, kv_rows_aligned(args)});
+  if (plan.num_segments > 1) launch_segment_reduce(launches, args, g, part, partials);
+}
+
+}  // namespace kattn
