@@ -250,5 +250,24 @@ TEST(Simulator, EveryRequestFinishesWithConsistentTotals) {
   EXPECT_EQ(r.end_s, r.steps.back().end_s);
 }
 
+// Graph replay runs exactly the decode-only steps as graphs, and times their eager calls too.
+TEST(Simulator, GraphReplayTakesTheDecodeOnlySteps) {
+  const ModelConfig c = tiny_config(24, 16);
+  const std::vector<Request> trace = {request(0, 0.0, 9, 6), request(1, 0.0, 5, 9), request(2, 0.0005, 14, 4)};
+  KernelTimerOptions options{0, 1, 5};
+  options.graph_replay = true;
+  const std::unique_ptr<StepTimer> timer = make_kernel_step_timer(c, options);
+  const SimulationResult r = simulate(c, trace, *timer);
+  int replayed = 0;
+  for (const StepRecord& s : r.steps) {
+    EXPECT_EQ(s.replayed, s.num_prefill_seqs == 0);
+    EXPECT_EQ(s.eager_us_per_layer > 0.0, s.replayed);
+    replayed += s.replayed;
+  }
+  EXPECT_GT(replayed, 0);
+  EXPECT_LT(replayed, int(r.steps.size()));
+  EXPECT_NE(timer->description().find("captured"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kattn::sim

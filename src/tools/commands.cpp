@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--predict", sim_options.predict_arch,
                        "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
                        "with the hardware model (docs/hardware-model.md) instead of running the kernels");
+  simulate->add_flag("--graph-replay", sim_options.graph_replay,
+                     "run decode-only steps as captured graphs (paper 6.2), timing each step's eager call too")
+      ->excludes("--predict");
 
   CalibrateOptions calibrate_options;
   CLI::App* model_app = app.add_subcommand("model", "the hardware model (docs/hardware-model.md)");

@@ -85,6 +85,7 @@ int simulate_command(const SimulateOptions& o) {
     timer_options.warmup = o.warmup;
     timer_options.runs = o.runs;
     timer_options.seed = o.seed;
+    timer_options.graph_replay = o.graph_replay;
     timer = sim::make_kernel_step_timer(config, timer_options);
   }
   const sim::SimulationResult result = sim::simulate(config, trace, *timer);

@@ -21,6 +21,7 @@ struct SimulateOptions {
   std::string json_path;
   std::string write_trace_path;  // also write the trace that was simulated
   std::string predict_arch;      // --predict ARCH: the hardware model instead of the kernels
+  bool graph_replay = false;     // decode-only steps as captured graphs (KernelTimerOptions::graph_replay)
 };
 
 int simulate_command(const SimulateOptions& options);

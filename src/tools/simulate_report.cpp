@@ -30,6 +30,27 @@ double mean(const std::vector<double>& values) {
   return values.empty() ? 0.0 : total / double(values.size());
 }
 
+// Replayed decode steps against their eager calls, per layer.
+struct ReplaySummary {
+  int steps = 0;
+  double replay_us = 0.0, eager_us = 0.0;  // means
+};
+
+ReplaySummary replay_summary(const sim::SimulationResult& r) {
+  ReplaySummary summary;
+  for (const sim::StepRecord& s : r.steps) {
+    if (!s.replayed) continue;
+    ++summary.steps;
+    summary.replay_us += s.attention_us_per_layer;
+    summary.eager_us += s.eager_us_per_layer;
+  }
+  if (summary.steps > 0) {
+    summary.replay_us /= summary.steps;
+    summary.eager_us /= summary.steps;
+  }
+  return summary;
+}
+
 }  // namespace
 
 void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c, const std::string& timer, int rows) {
@@ -64,6 +85,13 @@ void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c,
              r.requests.size(), r.steps.size(), r.total_tokens_generated(), r.end_s,
              100.0 * r.total_attention_us() / r.total_busy_us(), 1e3 * mean(ttft), 1e3 * mean(itl),
              100.0 * r.peak_kv_blocks() / c.num_kv_blocks, r.total_preemptions());
+  const ReplaySummary replay = replay_summary(r);
+  if (replay.steps > 0)
+    fmt::print("graph replay: {} of {} steps; attention per layer {:.1f} us replayed vs {:.1f} us eager: {:.1f} us "
+               "({:.1f}%) saved per layer, {:.3f} ms per step of {} layers\n",
+               replay.steps, r.steps.size(), replay.replay_us, replay.eager_us, replay.eager_us - replay.replay_us,
+               100.0 * (replay.eager_us - replay.replay_us) / replay.eager_us,
+               1e-3 * (replay.eager_us - replay.replay_us) * c.num_layers, c.num_layers);
 }
 
 void write_simulation_json(const std::string& path, const sim::SimulationResult& r, const sim::ModelConfig& c,
@@ -76,7 +104,8 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                      {"num_prefill_seqs", s.num_prefill_seqs}, {"num_prefill_tokens", s.num_prefill_tokens},
                      {"attention_us_per_layer", s.attention_us_per_layer}, {"attention_us", s.attention_us},
                      {"other_us", s.other_us}, {"kv_blocks_used", s.kv_blocks_used},
-                     {"num_preempted", s.num_preempted}});
+                     {"num_preempted", s.num_preempted}, {"replayed", s.replayed},
+                     {"eager_us_per_layer", s.eager_us_per_layer}});
   json requests = json::array();
   for (const sim::RequestRecord& q : r.requests) {
     json tokens = json::array();
@@ -101,6 +130,7 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"max_num_seqs", c.max_num_seqs},
                       {"other_ms_per_step", c.other_ms_per_step},
                       {"other_us_per_token", c.other_us_per_token}};
+  const ReplaySummary replay = replay_summary(r);
   json doc = {{"schema", "kattn-simulation"},
                     {"schema_version", 1},
                     {"backend", ExecutionSpace::name()},
@@ -117,6 +147,10 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"busy_us", r.total_busy_us()},
                       {"peak_kv_blocks", r.peak_kv_blocks()},
                       {"preemptions", r.total_preemptions()}}},
+                    {"graph_replay",
+                     {{"steps", replay.steps},
+                      {"mean_replay_us_per_layer", replay.replay_us},
+                      {"mean_eager_us_per_layer", replay.eager_us}}},
                     {"steps", steps},
                     {"requests", requests}};
   // --predict: the times are the hardware model's predictions for that architecture, not measurements.

@@ -13,11 +13,18 @@ struct KernelTimerOptions {
   int warmup = 1;  // untimed calls per step before the timed ones (the later layers of a step run warm)
   int runs = 1;    // timed calls per step; the step's time is their mean
   std::uint64_t seed = 1;
+  // Decode-only steps run as captured graphs (paper 6.2; kattn::DecodeGraph), one per padded batch
+  // size and context bound, captured on first use; the eager call of each such step is timed too.
+  bool graph_replay = false;
 };
 
 // Allocates one layer's KV cache of the model's full capacity and fills it once; each step then
 // uploads its index tensors, fills q, and times the call from the host to completion (fenced,
-// without the host copies that check index values: the scheduler built them).
+// without the host copies that check index values: the scheduler built them). With graph_replay,
+// a decode-only step writes its index tensors and q into the buffers of the graph for its batch
+// size rounded up to a captured size (1, 2, 4, then multiples of 8, as vLLM captures) and its
+// longest context rounded up to a power of two, and times the replays (uploads excluded, as for
+// the eager call).
 std::unique_ptr<StepTimer> make_kernel_step_timer(const ModelConfig& config, const KernelTimerOptions& options);
 
 }  // namespace kattn::sim

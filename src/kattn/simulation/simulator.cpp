@@ -79,6 +79,10 @@ SimulationResult simulate(const ModelConfig& config, const std::vector<Request>&
     step.num_prefill_seqs = int(batch.sequences.size()) - step.num_decodes;
     step.num_prefill_tokens = batch.num_prefill_tokens();
     step.attention_us_per_layer = timer.attention_us(batch);
+    if (const std::optional<double> eager = timer.last_eager_us()) {
+      step.replayed = true;
+      step.eager_us_per_layer = *eager;
+    }
     step.attention_us = step.attention_us_per_layer * config.num_layers;
     step.other_us = config.other_us(batch.num_tokens());
     step.kv_blocks_used = scheduler.allocator().num_used();

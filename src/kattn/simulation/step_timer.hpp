@@ -5,6 +5,7 @@
 
 #include "kattn/simulation/scheduler.hpp"
 
+#include <optional>
 #include <string>
 
 namespace kattn::sim {
@@ -16,6 +17,9 @@ class StepTimer {
   virtual std::string description() const = 0;
   // Microseconds of one layer's attention call over the step's batch (non-empty).
   virtual double attention_us(const StepBatch& batch) = 0;
+  // When the last step was a graph replay (KernelTimerOptions::graph_replay): the same step's
+  // eager call, timed alongside, so the report shows what the replay saved. Empty otherwise.
+  virtual std::optional<double> last_eager_us() const { return std::nullopt; }
 };
 
 }  // namespace kattn::sim
