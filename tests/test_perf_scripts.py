@@ -176,6 +176,16 @@ class PlotSimulation(unittest.TestCase):
         self.assertEqual(attention, [3.0, 0.5, 0.6])
         self.assertEqual(plot_simulation.token_series(fake_simulation(), 4)[0], indices)
 
+    def test_latency_curve_and_labels(self):
+        lengths, latency = plot_simulation.latency_curve(fake_simulation())
+        self.assertEqual(lengths, [1, 2, 3])
+        for got, want in zip(latency, [0.004, 0.0055, 0.0071]):  # token times after the arrival
+            self.assertAlmostEqual(got, want)
+        self.assertEqual(plot_simulation.label_of(fake_simulation()), "planned")
+        replayed = dict(fake_simulation(), timer="kattn::attention on Cuda, variant split_kv; decode-only ...",
+                        graph_replay={"steps": 2})
+        self.assertEqual(plot_simulation.label_of(replayed), "split_kv + graph replay")
+
     def test_plot_writes_a_png(self):
         try:
             import matplotlib  # noqa: F401
@@ -183,7 +193,7 @@ class PlotSimulation(unittest.TestCase):
             self.skipTest("matplotlib is not installed")
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "figure9.png")
-            plot_simulation.plot(fake_simulation(), path)
+            plot_simulation.plot([fake_simulation(), fake_simulation()], path)
             with open(path, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
 

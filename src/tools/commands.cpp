@@ -182,6 +182,9 @@ int main(int argc, char** argv) {
   simulate->add_flag("--graph-replay", sim_options.graph_replay,
                      "run decode-only steps as captured graphs (paper 6.2), timing each step's eager call too")
       ->excludes("--predict");
+  simulate->add_option("--variant", sim_options.variant,
+                       "run every call on this kernel variant (as Figure 9 compares kernel versions); default: planned")
+      ->excludes("--predict");
 
   CalibrateOptions calibrate_options;
   CLI::App* model_app = app.add_subcommand("model", "the hardware model (docs/hardware-model.md)");

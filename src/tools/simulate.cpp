@@ -86,6 +86,7 @@ int simulate_command(const SimulateOptions& o) {
     timer_options.runs = o.runs;
     timer_options.seed = o.seed;
     timer_options.graph_replay = o.graph_replay;
+    if (!o.variant.empty()) timer_options.variant = parse_variant(o.variant);
     timer = sim::make_kernel_step_timer(config, timer_options);
   }
   const sim::SimulationResult result = sim::simulate(config, trace, *timer);

@@ -48,7 +48,8 @@ int power_of_two_at_least(int n) {
 template <class T>
 class GraphSlot {
  public:
-  GraphSlot(const AttentionInputs<T, T>& pool, const AttentionParams& params, int capacity, int max_seq_len)
+  GraphSlot(const AttentionInputs<T, T>& pool, const AttentionParams& params, int capacity, int max_seq_len,
+            std::optional<Variant> variant)
       : q_("graph q", capacity, pool.q.extent(1), pool.q.extent(2)),
         out_("graph out", capacity, pool.q.extent(1), pool.q.extent(2)),
         block_table_("graph block_table", capacity, (max_seq_len + pool.k_cache.extent(1) - 1) / pool.k_cache.extent(1)),
@@ -63,7 +64,9 @@ class GraphSlot {
     buffers.block_table = block_table_;
     buffers.cu_seqlens_q = cu_seqlens_q_;
     buffers.seq_lens = seq_lens_;
-    graph_ = std::make_unique<DecodeGraph<T>>(buffers, params, out_, max_seq_len);
+    AttentionOptions options;
+    options.variant = variant;
+    graph_ = std::make_unique<DecodeGraph<T>>(buffers, params, out_, max_seq_len, options);
   }
 
   // The step's tensors into the buffers; the rows past its sequences are padding: one token on
@@ -112,6 +115,7 @@ class KernelStepTimer : public StepTimer {
 
   std::string description() const override {
     std::string text = std::string("kattn::attention on ") + ExecutionSpace::name() + ", one layer timed";
+    if (options_.variant) text += ", variant " + std::string(to_string(*options_.variant));
     if (options_.graph_replay)
       text += "; decode-only steps replayed as captured graphs (" + std::to_string(graphs_.size()) + " captured)";
     return text;
@@ -122,6 +126,7 @@ class KernelStepTimer : public StepTimer {
     const DeviceProblem<T, T, T> d = synthesize_queries<T, T, T>(layout, pool_, options_.seed + ++steps_);
     AttentionOptions options;
     options.check_values = false;  // the scheduler built the index tensors, as a server's would
+    options.variant = options_.variant;
     const double eager_us = time_calls(options_, [&] { attention(d.inputs, d.params, d.out, options); });
     last_eager_us_.reset();
     if (!options_.graph_replay || batch.num_decodes() != int(batch.sequences.size())) return eager_us;
@@ -139,7 +144,7 @@ class KernelStepTimer : public StepTimer {
     const int longest = *std::max_element(layout.seq_lens.begin(), layout.seq_lens.end());
     const int max_seq_len = power_of_two_at_least(longest);
     std::unique_ptr<GraphSlot<T>>& slot = graphs_[{capacity, max_seq_len}];
-    if (!slot) slot = std::make_unique<GraphSlot<T>>(pool_, params, capacity, max_seq_len);
+    if (!slot) slot = std::make_unique<GraphSlot<T>>(pool_, params, capacity, max_seq_len, options_.variant);
     return *slot;
   }
 
@@ -156,6 +161,9 @@ class KernelStepTimer : public StepTimer {
 std::unique_ptr<StepTimer> make_kernel_step_timer(const ModelConfig& config, const KernelTimerOptions& options) {
   check_model_config(config);
   if (options.warmup < 0 || options.runs < 1) throw std::invalid_argument("kernel timer needs warmup >= 0, runs >= 1");
+  if (options.graph_replay && options.variant && *options.variant != Variant::split_kv)
+    throw std::invalid_argument("graph replay captures split_kv decode steps; variant " +
+                                std::string(to_string(*options.variant)) + " cannot be replayed");
   return dispatch_storage(config.dtype, config.dtype, config.dtype, [&](auto q, auto cache, auto out) -> std::unique_ptr<StepTimer> {
     using T = decltype(q);
     if constexpr (std::is_same_v<T, decltype(cache)> && std::is_same_v<T, decltype(out)>)

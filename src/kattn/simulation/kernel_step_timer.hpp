@@ -3,9 +3,11 @@
 
 #include "kattn/simulation/model_config.hpp"
 #include "kattn/simulation/step_timer.hpp"
+#include "kattn/tuning/launch_plan.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace kattn::sim {
 
@@ -16,6 +18,8 @@ struct KernelTimerOptions {
   // Decode-only steps run as captured graphs (paper 6.2; kattn::DecodeGraph), one per padded batch
   // size and context bound, captured on first use; the eager call of each such step is timed too.
   bool graph_replay = false;
+  // Every call on this variant (the paper's Figure 9 compares kernel versions); empty = planned.
+  std::optional<Variant> variant;
 };
 
 // Allocates one layer's KV cache of the model's full capacity and fills it once; each step then
