@@ -4,7 +4,8 @@
 Left: the end-to-end latency of one request against its output length, one curve per report
 (e.g. one per kernel variant, and one with --graph-replay): the latency for N output tokens is
 the time of token N after the request's arrival, so one latency-experiment run gives the whole
-curve. Right: for the first report, the inter-token latency and the attention time of the step
+curve (log scale: kernel versions differ by orders of magnitude). Right: for the last report, the
+inter-token latency and the attention time of the step
 that produced each token.
 
     python3 perf/plot_simulation.py OUT.png REPORT.json [REPORT.json ...] [--request ID]
@@ -69,24 +70,25 @@ def plot(docs, out, request_id=None):
     for doc in docs:
         lengths, latency_s = latency_curve(doc, request_id)
         left.plot(lengths, latency_s, label=label_of(doc))
+    left.set_yscale("log")
     left.set_xlabel("output tokens")
     left.set_ylabel("end-to-end latency (s)")
     left.set_title("latency against output length (Figure 9)", fontsize=10)
     left.legend(fontsize=8)
     left.grid(alpha=0.3)
 
-    first = docs[0]
-    indices, latency_ms, attention_ms = token_series(first, request_id)
+    last = docs[-1]
+    indices, latency_ms, attention_ms = token_series(last, request_id)
     # The first token's latency is the TTFT (the whole prompt): it would flatten the decode curve.
     right.plot(indices[1:], latency_ms[1:], label="inter-token latency")
-    right.plot(indices[1:], attention_ms[1:], label=f"attention ({first['attention_layers']} layers)")
+    right.plot(indices[1:], attention_ms[1:], label=f"attention ({last['attention_layers']} layers)")
     right.fill_between(indices[1:], attention_ms[1:], alpha=0.2)
     right.set_xlabel("output token index")
     right.set_ylabel("ms")
-    right.set_title(f"per token: {label_of(first)}", fontsize=10)
+    right.set_title(f"per token: {label_of(last)}", fontsize=10)
     right.legend(fontsize=8)
     right.grid(alpha=0.3)
-    fig.suptitle(f"{first['model']['name']}: {first['source']} — {first['timer']}", fontsize=9)
+    fig.suptitle(f"{last['model']['name']}: {last['source']} — {last['timer']}", fontsize=9)
     fig.tight_layout()
     fig.savefig(out, dpi=150)
     plt.close(fig)

@@ -43,10 +43,10 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
                                     layout.bytes());
   const auto args = make_kernel_args(buffers, params, out);
   const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
-  graph_.emplace(Kokkos::Experimental::create_graph(space, [&](const auto& root) {
+  graph_ = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
     GraphLaunches launches{space, root};
     launch_split_kv(launches, args, g, part, workspace_.data());
-  }));
+  });
 }
 
 template class DecodeGraph<float>;
