@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <cstdint>
@@ -32,5 +33,9 @@ DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
                                                 std::uint64_t seed);
+
+// The metadata a call computes on this problem, which the tuner asks the table about (uploads
+// only cu_seqlens_q and seq_lens).
+BatchMetadata problem_batch_metadata(const HostProblem& problem);
 
 }  // namespace kattn
