@@ -1,7 +1,6 @@
 #include "tools/tune_space.hpp"
 
 #include "kattn/core/execution_space.hpp"
-#include "kattn/tuning/tuning_table.hpp"
 
 #include <fstream>
 #include <map>
@@ -15,11 +14,10 @@ namespace {
   throw std::runtime_error(origin + ": " + where + ": " + what);
 }
 
-// The table parser checks plan fields and values: a one-leaf table holds the plan.
+// The table parser checks plan fields and values.
 void check_plan(const nlohmann::json& plan, const std::string& origin, const std::string& where) {
   try {
-    TuningTable::parse(nlohmann::json{{"arch", "space"}, {"defaults", plan}, {"tree", {{"plan", nlohmann::json::object()}}}}.dump(),
-                       where);
+    plan_table(plan, nlohmann::json::object(), where);
   } catch (const std::runtime_error& e) {
     fail(origin, where, e.what());
   }
@@ -138,16 +136,11 @@ nlohmann::json full_plan(const nlohmann::json& defaults, const nlohmann::json& o
   return plan;
 }
 
-AttentionOptions options_for(const nlohmann::json& plan) {
-  AttentionOptions options;
-  options.variant = parse_variant(plan.at("variant").get<std::string>());
-  options.tile_size = plan.at("tile_size").get<int>();
-  options.block_m = plan.at("block_m").get<int>();
-  options.num_segments = plan.at("num_segments").get<int>();
-  options.team_size = plan.at("team_size").get<int>();
-  options.vector_length = plan.at("vector_length").get<int>();
-  options.grid_teams = plan.at("grid_teams").get<int>();
-  return options;
+TuningTable plan_table(const nlohmann::json& defaults, const nlohmann::json& overrides, const std::string& origin) {
+  return TuningTable::parse(
+      nlohmann::json{{"arch", "search space"}, {"defaults", defaults}, {"tree", {{"name", describe_plan(overrides)}, {"plan", overrides}}}}
+          .dump(),
+      origin);
 }
 
 std::string describe_plan(const nlohmann::json& plan) {

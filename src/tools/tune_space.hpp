@@ -4,7 +4,7 @@
 
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/problem/geometry.hpp"
-#include "kattn/tuning/launch_plan.hpp"
+#include "kattn/tuning/tuning_table.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -41,8 +41,9 @@ std::string default_search_space();
 
 // `overrides` over `defaults` (both plan objects of a tuning table): every plan field, in table order.
 nlohmann::json full_plan(const nlohmann::json& defaults, const nlohmann::json& overrides);
-// Options that run exactly `plan` (a full plan), whatever table the build has.
-AttentionOptions options_for(const nlohmann::json& plan);
+// A table of one leaf, `overrides` over `defaults`: what a fitted leaf of these overrides plans, so
+// the sweep times exactly what the table will say. Throws std::runtime_error naming `origin`.
+TuningTable plan_table(const nlohmann::json& defaults, const nlohmann::json& overrides, const std::string& origin);
 // "split_kv tile 256 team 8": a plan object in words.
 std::string describe_plan(const nlohmann::json& plan);
 

@@ -66,7 +66,9 @@ class SampleSweep {
     try {
       warm_up(d, options, 1, plan);  // plans the call, or throws for a plan it cannot run
       result["plan"] = plan_json(plan);
-      const std::string key = result["plan"].dump();
+      nlohmann::json fitted = result["plan"];
+      fitted.erase("source");  // the same plan, whichever table proposed it
+      const std::string key = fitted.dump();
       const auto repeat = timed_.find(key);
       if (repeat != timed_.end() && !overrides.is_null()) {
         const nlohmann::json& earlier = results_[repeat->second];
@@ -216,7 +218,9 @@ int tune_sweep_command(const SweepOptions& o) {
       reference.untuned = true;
       sweep.time_plan(device, reference, "untuned", nullptr);
       for (const nlohmann::json& overrides : space.plans_for(problem_batch_metadata(p), p.geometry)) {
-        AttentionOptions options = options_for(full_plan(space.defaults, overrides));
+        const TuningTable table = plan_table(space.defaults, overrides, space_path);
+        AttentionOptions options;
+        options.tuning_table = &table;
         options.check_values = o.check_values;
         sweep.time_plan(device, options, "ok", overrides);
       }
