@@ -4,6 +4,7 @@
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/tuning/launch_plan.hpp"
+#include "kattn/tuning/tuning_table.hpp"
 #include "test_problems.hpp"
 #include "tools/commands.hpp"
 
@@ -281,6 +282,84 @@ TEST(Cli, SimulateRejectsBadUsage) {
   EXPECT_NE(too_long.output.find("more KV blocks"), std::string::npos) << too_long.output;
   EXPECT_EQ(run_cli("simulate --model " + temp_path("absent_model.json") + " --latency-experiment").exit_code,
             cli::kBadInput);
+}
+
+TEST(Cli, BenchUntunedPlansWithoutATable) {
+  const std::string output = temp_path("bench_untuned.json");
+  const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_untuned") + " --warmup 0 --runs 1 --untuned --hardware " +
+                              KATTN_DATA_DIR + "/hardware/cpu.json --json " + output);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  std::ifstream in(output);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_TRUE(doc.at("untuned").get<bool>());
+  EXPECT_EQ(doc.at("results").at(0).at("plan_source"), "defaults");
+  EXPECT_EQ(run_cli("bench --scenario x.json --untuned --tuning-table t.json").exit_code, cli::kBadInput);
+}
+
+// A tiny sweep end to end: a mixed case gives its decodes and its rest as samples, and the fitted
+// table loads, with plans from the space.
+TEST(Cli, TuneSweepsAndFitsATable) {
+  const std::string space = temp_path("tune_space.json");
+  std::ofstream(space) << R"({"defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "num_segments": 1,
+                                           "team_size": 1, "vector_length": 1, "grid_teams": 0},
+    "groups": [{"when": [{"feature": "max_query_len", "at_most": 1}], "variants": ["split_kv"], "tile_size": [16, 64]},
+               {"when": [{"feature": "max_query_len", "at_least": 2}], "variants": ["qblock"], "block_m": [8, 16]}]})";
+  const std::string scenario = temp_path("tune_scenario.json");
+  std::ofstream(scenario) << R"({"cases": [
+    {"name": "m", "model": "tiny", "batch_size": 3, "min_seq_len": 4, "max_seq_len": 40, "decode_share": 0.34},
+    {"name": "d", "model": "tiny", "batch_size": 2, "min_seq_len": 20, "max_seq_len": 40, "decode_share": 1.0},
+    {"name": "p", "model": "tiny", "batch_size": 2, "min_seq_len": 4, "max_seq_len": 20}]})";
+  const std::string out = temp_path("tune_out");
+  const CliResult r = run_cli("tune --scenario " + scenario + " --space " + space + " --out " + out +
+                              " --warmup 0 --runs 1 --arch test");
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("[1/4] m[decodes] fp16: 2 plans"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[2/4] m[rest] fp16: 2 plans"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("untuned defaults"), std::string::npos) << r.output;
+
+  const nlohmann::json raw = read_json(out + "/raw.json");
+  EXPECT_TRUE(raw.at("complete").get<bool>());
+  ASSERT_EQ(raw.at("samples").size(), 4u);
+  EXPECT_EQ(raw["samples"][1]["part"], "rest");
+  EXPECT_EQ(raw["samples"][1]["features"]["decode_share"], 0.0);
+  EXPECT_EQ(raw["samples"][0]["results"][0]["status"], "planned");
+  EXPECT_EQ(raw["samples"][0]["results"][1]["status"], "untuned");
+
+  const std::string table_path = out + "/test.json";
+  ASSERT_NO_THROW(TuningTable::load(table_path));
+  const nlohmann::json table = read_json(table_path);
+  EXPECT_EQ(table.at("measured").at("samples"), 4);
+  std::vector<nlohmann::json> nodes{table.at("tree")};
+  int leaves = 0;
+  while (!nodes.empty()) {
+    const nlohmann::json node = nodes.back();
+    nodes.pop_back();
+    if (node.contains("if")) {
+      nodes.push_back(node["then"]);
+      nodes.push_back(node["else"]);
+      continue;
+    }
+    ++leaves;
+    nlohmann::json plan = table.at("defaults");
+    plan.update(node.at("plan"));
+    const bool decode_plan = plan == nlohmann::json({{"variant", "split_kv"}, {"tile_size", 16}, {"block_m", 16},
+                                                     {"num_segments", 1}, {"team_size", 1}, {"vector_length", 1},
+                                                     {"grid_teams", 0}}) ||
+                             plan["variant"] == "split_kv" && plan["tile_size"] == 64;
+    const bool prefill_plan = plan["variant"] == "qblock" && plan["tile_size"] == 16 &&
+                              (plan["block_m"] == 8 || plan["block_m"] == 16);
+    EXPECT_TRUE(decode_plan || prefill_plan) << plan;
+  }
+  EXPECT_GE(leaves, 1);
+}
+
+TEST(Cli, TuneRejectsABadSpace) {
+  const std::string space = temp_path("bad_space.json");
+  std::ofstream(space) << R"({"defaults": {"variant": "qblock"}, "groups": []})";
+  const CliResult r = run_cli("tune sweep --scenario " + write_bench_scenario("tune_bad_space") + " --space " + space +
+                              " --out " + temp_path("bad_raw.json"));
+  EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("bad_space.json: defaults"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ import warnings
 PERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perf")
 sys.path.insert(0, PERF)
 
+import compare_plans  # noqa: E402
 import plot_simulation  # noqa: E402
 import suite_json  # noqa: E402
 import suite_scenarios  # noqa: E402
@@ -132,6 +133,24 @@ class Summary(unittest.TestCase):
         self.assertEqual(rows[0][3], [0.4])
         self.assertEqual(rows[0][4], {"torch-flash": [0.5]})
         self.assertEqual(rows[1][4], {"torch-flash": [2.0]})
+
+
+class ComparePlans(unittest.TestCase):
+    def test_speed_up_per_group(self):
+        tuned = fake_doc()
+        untuned = fake_doc()
+        untuned["untuned"] = True
+        for row in untuned["results"]:
+            row["mean_us"] *= 2.0 if row["case"] == "decode" else 0.5
+        rows = compare_plans.comparison_rows(tuned, untuned)
+        self.assertEqual([(dtype, group) for dtype, group, _ in rows], [("fp16", "decode 100%"), ("fp16", "serving")])
+        self.assertEqual(rows[0][2], [2.0])  # the planned row only; the forced one is left out
+        self.assertEqual(rows[1][2], [0.5])
+
+    def test_cases_only_one_run_has_are_left_out(self):
+        untuned = fake_doc()
+        untuned["results"] = [r for r in untuned["results"] if r["case"] != "mixed"]
+        self.assertEqual(len(compare_plans.comparison_rows(fake_doc(), untuned)), 1)
 
 
 class SuiteScenarios(unittest.TestCase):

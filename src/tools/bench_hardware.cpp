@@ -29,20 +29,6 @@ std::string host_cpu_name() {
   return name + ", " + std::to_string(ExecutionSpace().concurrency()) + " threads";
 }
 
-std::string device_name() {
-  if (host_backend()) return host_cpu_name();
-#if defined(KOKKOS_ENABLE_CUDA)
-  int device = 0;
-  cudaDeviceProp prop;
-  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) return prop.name;
-#elif defined(KOKKOS_ENABLE_HIP)
-  int device = 0;
-  hipDeviceProp_t prop;
-  if (hipGetDevice(&device) == hipSuccess && hipGetDeviceProperties(&prop, device) == hipSuccess) return prop.name;
-#endif
-  return "unknown device";
-}
-
 // Best of five copies after a warm-up, counting bytes read and written.
 double measure_copy_gb_per_s(std::size_t bytes) {
   using Bytes = Kokkos::View<unsigned char*, MemorySpace>;
@@ -76,6 +62,20 @@ void read_peaks(const std::string& path, HardwareLimits& limits) {
 }
 
 }  // namespace
+
+std::string device_name() {
+  if (host_backend()) return host_cpu_name();
+#if defined(KOKKOS_ENABLE_CUDA)
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) return prop.name;
+#elif defined(KOKKOS_ENABLE_HIP)
+  int device = 0;
+  hipDeviceProp_t prop;
+  if (hipGetDevice(&device) == hipSuccess && hipGetDeviceProperties(&prop, device) == hipSuccess) return prop.name;
+#endif
+  return "unknown device";
+}
 
 HardwareLimits measure_hardware_limits(const std::string& peak_file) {
   HardwareLimits limits;

@@ -26,6 +26,9 @@ struct HardwareLimits {
 // relative to the working directory, where a missing file means unknown peaks; a named file must exist).
 HardwareLimits measure_hardware_limits(const std::string& peak_file);
 
+// "NVIDIA H100 80GB HBM3", or the host CPU's model name and thread count.
+std::string device_name();
+
 std::optional<double> peak_tflop_per_s(const HardwareLimits& limits, DType dtype);
 
 nlohmann::json to_json(const HardwareLimits& limits);

@@ -4,19 +4,11 @@
 
 #include <fmt/core.h>
 
-#include <ctime>
 #include <fstream>
 #include <optional>
 
 namespace kattn::cli {
 namespace {
-
-std::string today() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
 
 // The scenario case as the generator read it.
 nlohmann::json spec_json(const WorkloadSpec& s) {
@@ -138,6 +130,9 @@ void BenchReport::write_json(const std::string& path) const {
                            {"warmup", options_.warmup},
                            {"runs", options_.runs},
                            {"check_values", options_.check_values},
+                           {"untuned", options_.untuned},
+                           {"tuning_table", options_.tuning_table.empty() ? nlohmann::json(nullptr)
+                                                                          : nlohmann::json(options_.tuning_table)},
                            {"timing", "host call to completion, fenced before and after each run"},
                            {"hardware", to_json(limits_)},
                            {"cases", cases_},

@@ -6,23 +6,11 @@
 #include "kattn/workload/scenario.hpp"
 #include "tools/bench.hpp"
 #include "tools/bench_hardware.hpp"
+#include "tools/timing.hpp"
 
 #include <nlohmann/json.hpp>
 
 namespace kattn::cli {
-
-// Bytes a kernel must move at least (q, out, and every K/V element of every sequence once) and
-// the FLOPs of the two products (2 × 2 × head_size per query-key pair and query head).
-struct Work {
-  double bytes = 0.0;
-  double flops = 0.0;
-};
-
-struct Timing {
-  double mean_us = 0.0;
-  double stddev_us = 0.0;
-  double min_us = 0.0;
-};
 
 // Prints the header on construction and one table row per result; keeps both for the JSON.
 class BenchReport {

@@ -2,6 +2,7 @@
 
 #include "tools/bench.hpp"
 #include "tools/simulate.hpp"
+#include "tools/tune_cli.hpp"
 
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
@@ -14,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <functional>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -146,6 +148,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   bench->add_option("--json", bench_options.json_path, "also write the results to this JSON file");
   bench->add_option("--tuning-table", bench_options.tuning_table, "plan from this table instead of the built-in one");
+  bench->add_flag("--untuned", bench_options.untuned, "plan from the untuned defaults, without any table");
   bench->add_flag("!--no-check-values", bench_options.check_values,
                   "skip the host copies that validate the index values (shapes are still checked)");
   bench->add_option("--hardware", bench_options.hardware_file,
@@ -199,6 +202,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   calibrate->add_option("--out", calibrate_options.out, "write the parameter file with the fitted values");
 
+  std::string command_line = "kattn";
+  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  std::function<int()> run_tune;
+  CLI::App* tune = add_tune_command(app, command_line, run_tune);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -210,6 +218,7 @@ int main(int argc, char** argv) {
     if (*bench) return bench_command(bench_options);
     if (*simulate) return simulate_command(sim_options);
     if (*calibrate) return model_calibrate_command(calibrate_options);
+    if (*tune) return run_tune();
     return run_command(input, output, only_case, run_variant);
   } catch (const NotSupported& e) {
     fmt::print(stderr, "kattn: {}\n", e.what());

@@ -83,10 +83,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   }
 
   const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
-  BatchMetadata batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
-  // The window bounds the keys a query sees only from the left: with a bidirectional prefix or
-  // no causal mask, a query may still see up to the whole sequence.
-  if (params.causal && in.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
+  const BatchMetadata batch =
+      call_batch_metadata(space, in.cu_seqlens_q, in.seq_lens, params, in.prefix_lens.extent(0) > 0);
   const CallPlan call = plan_call(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
   const auto args = make_kernel_args(in, params, out);
   // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.

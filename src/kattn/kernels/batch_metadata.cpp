@@ -97,6 +97,13 @@ BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVec
   return BatchMetadata(features.decodes, features.others, leading);
 }
 
+BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
+                                  const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm) {
+  BatchMetadata batch = compute_batch_metadata(space, cu_seqlens_q, seq_lens);
+  if (params.causal && !prefix_lm) batch.window_left = params.window_left;
+  return batch;
+}
+
 int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
   std::int32_t total = 0;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/problem/attention_params.hpp"
 
 #include <cstdint>
 
@@ -42,6 +43,8 @@ struct BatchMetadata {
   BatchMetadata() = default;
   BatchMetadata(const SequenceTotals& decodes, const SequenceTotals& others, int leading_decodes);
 
+  // A mixed batch whose decodes all come first (vLLM's order): plan_call may run them apart.
+  bool decodes_lead() const { return leading_decodes > 0 && leading_decodes == num_decodes && num_decodes < num_seqs; }
   double decode_share() const { return num_seqs > 0 ? double(num_decodes) / num_seqs : 0.0; }
   // Keys a query can see at most: the window if there is one, else the longest sequence.
   int max_visible_keys() const {
@@ -55,6 +58,11 @@ struct BatchMetadata {
 // One device reduction over the sequences on `space` and one small copy back.
 BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                      const IndexVector& seq_lens);
+
+// compute_batch_metadata for a call with these parameters: its window bounds the keys a query
+// sees only from the left, so not with a bidirectional prefix (prefix_lm) or without the causal mask.
+BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
+                                  const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm);
 
 // cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s,
 // counting none for the sequences before first_seq; cu_q_blocks has num_seqs + 1 entries.

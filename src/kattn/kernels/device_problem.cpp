@@ -71,6 +71,13 @@ using CacheView = Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace>;
 
 using namespace detail;
 
+BatchMetadata problem_batch_metadata(const HostProblem& p) {
+  using Index = Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>;
+  const Index cu_seqlens_q = detail::upload(Index("kattn::cu_seqlens_q", p.cu_seqlens_q.size()), p.cu_seqlens_q);
+  const Index seq_lens = detail::upload(Index("kattn::seq_lens", p.seq_lens.size()), p.seq_lens);
+  return call_batch_metadata(ExecutionSpace(), cu_seqlens_q, seq_lens, p.params, !p.prefix_lens.empty());
+}
+
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& p) {
   const Geometry& g = p.geometry;

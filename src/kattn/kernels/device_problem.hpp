@@ -3,6 +3,7 @@
 
 #include "kattn/core/storage_types.hpp"
 #include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <cstdint>
@@ -43,5 +44,9 @@ std::vector<float> download_out(const AttentionOutput<Out>& out) {
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(host.data()[i]);
   return values;
 }
+
+// The metadata a call computes on this problem, which the tuner asks the table about (uploads
+// only cu_seqlens_q and seq_lens).
+BatchMetadata problem_batch_metadata(const HostProblem& problem);
 
 }  // namespace kattn

@@ -63,7 +63,7 @@ struct TeamSizeProbe {
   KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<ExecutionSpace>::member_type&) const {}
 };
 
-// Used only where no table ships for the build's architecture.
+// Used where no table ships for the build's architecture, or with AttentionOptions::untuned.
 LaunchPlan untuned_defaults() {
   LaunchPlan plan;
   plan.variant = Variant::qblock;
@@ -79,7 +79,9 @@ LaunchPlan untuned_defaults() {
 
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options) {
-  const TuningTable* table = options.tuning_table ? options.tuning_table : TuningTable::builtin(build_arch());
+  const TuningTable* table = options.untuned        ? nullptr
+                             : options.tuning_table ? options.tuning_table
+                                                    : TuningTable::builtin(build_arch());
   LaunchPlan plan = table ? table->evaluate(batch, g) : untuned_defaults();
   if (options.variant) plan.variant = *options.variant;
   if (options.tile_size) plan.tile_size = *options.tile_size;
@@ -147,9 +149,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
 
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
                    const AttentionOptions& options) {
-  const bool mixed = batch.leading_decodes > 0 && batch.leading_decodes == batch.num_decodes &&
-                     batch.num_decodes < batch.num_seqs;
-  if (mixed && !options.variant) {
+  if (batch.decodes_lead() && !options.variant) {
     CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
                    plan_launch(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
     // The parts launch on disjoint sequences: decodes on split_kv by token, the rest on Q blocks.

@@ -60,6 +60,9 @@ struct AttentionOptions {
   std::optional<int> vector_length;
   std::optional<int> grid_teams;
   const TuningTable* tuning_table = nullptr;  // default: the built-in table of this build's arch
+  // Plan from the untuned defaults, ignoring every table: the baseline a tuned table is judged
+  // against (`kattn bench --untuned`, `kattn tune`).
+  bool untuned = false;
   // Copy block_table, cu_seqlens_q, seq_lens, prefix_lens, alibi_slopes, sinks and qq_bias to the
   // host and validate their values (shapes and strides are always checked). A caller that built them
   // itself, such as an inference server's scheduler, may turn this off to save the device round

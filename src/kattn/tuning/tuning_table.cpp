@@ -26,8 +26,6 @@ extern const int kBuiltinTableCount;
 
 namespace {
 
-const char* const kPlanFields[] = {"variant",       "tile_size",  "block_m", "num_segments",
-                                   "team_size",     "vector_length", "grid_teams"};
 
 [[noreturn]] void fail(const std::string& origin, const std::string& where, const std::string& what) {
   throw std::runtime_error(origin + ": " + where + ": " + what);
@@ -36,7 +34,8 @@ const char* const kPlanFields[] = {"variant",       "tile_size",  "block_m", "nu
 void check_plan(const nlohmann::json& plan, const std::string& origin, const std::string& where) {
   if (!plan.is_object()) fail(origin, where, "a plan must be an object");
   for (const auto& [key, value] : plan.items()) {
-    if (std::find(std::begin(kPlanFields), std::end(kPlanFields), key) == std::end(kPlanFields))
+    const std::vector<std::string>& fields = plan_field_names();
+    if (std::find(fields.begin(), fields.end(), key) == fields.end())
       fail(origin, where, "unknown plan field '" + key + "'");
     if (key == "variant") {
       if (!value.is_string()) fail(origin, where, "variant must be a string");
@@ -81,6 +80,19 @@ void apply_plan_fields(const nlohmann::json& plan, LaunchPlan& out) {
 
 }  // namespace
 
+const std::vector<std::string>& plan_field_names() {
+  static const std::vector<std::string> names{"variant",   "tile_size",     "block_m",   "num_segments",
+                                              "team_size", "vector_length", "grid_teams"};
+  return names;
+}
+
+const std::vector<std::string>& batch_feature_names() {
+  static const std::vector<std::string> names{"num_seqs",     "num_tokens",       "max_query_len", "avg_query_len",
+                                              "max_seq_len",  "avg_seq_len",      "max_visible_keys",
+                                              "decode_share", "queries_per_kv",   "head_size"};
+  return names;
+}
+
 double batch_feature(const std::string& name, const BatchMetadata& b, const Geometry& g) {
   if (name == "num_seqs") return b.num_seqs;
   if (name == "num_tokens") return b.num_tokens;
@@ -92,9 +104,9 @@ double batch_feature(const std::string& name, const BatchMetadata& b, const Geom
   if (name == "decode_share") return b.decode_share();
   if (name == "queries_per_kv") return g.queries_per_kv();
   if (name == "head_size") return g.head_size;
-  throw std::invalid_argument("unknown feature '" + name +
-                              "' (known: num_seqs, num_tokens, max_query_len, avg_query_len, max_seq_len, "
-                              "avg_seq_len, max_visible_keys, decode_share, queries_per_kv, head_size)");
+  std::string known;
+  for (const std::string& n : batch_feature_names()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown feature '" + name + "' (known: " + known + ")");
 }
 
 TuningTable::TuningTable() = default;

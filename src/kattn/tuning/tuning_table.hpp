@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kattn {
 
@@ -38,5 +39,9 @@ class TuningTable {
 
 // Value of a named batch feature (the names the tables may test); throws for unknown names.
 double batch_feature(const std::string& name, const BatchMetadata& batch, const Geometry& g);
+// The fields a plan of a table may set, in the order tables write them.
+const std::vector<std::string>& plan_field_names();
+// Every name batch_feature accepts.
+const std::vector<std::string>& batch_feature_names();
 
 }  // namespace kattn
