@@ -32,15 +32,15 @@ def comparison_rows(tuned, untuned):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("tuned", help="kattn bench --json of the tuned plans")
-    parser.add_argument("untuned", help="kattn bench --untuned --json of the same scenario")
+    parser.add_argument("untuned", help="kattn bench --untuned --json of the same scenario (or another table's run)")
     args = parser.parse_args()
     try:
         tuned, untuned = suite_json.load(args.tuned), suite_json.load(args.untuned)
     except (OSError, ValueError) as error:
         parser.error(str(error))
-    if not untuned.get("untuned"):
-        parser.error(f"{args.untuned}: not a kattn bench --untuned run")
-    print(f"tuned {args.tuned} ({tuned['device']}, {tuned['date']}) against untuned {args.untuned}")
+    # The second run is usually --untuned; another table's run (e.g. the previous one) compares too.
+    other = "untuned" if untuned.get("untuned") else f"table {untuned.get('tuning_table') or 'built in'}"
+    print(f"tuned {args.tuned} ({tuned['device']}, {tuned['date']}) against {other} {args.untuned}")
     print(f"{'dtype':<6} {'group':<12} {'cases':>5} {'speed-up':>9} {'faster':>7} {'slower':>7}")
     everything = []
     for dtype, group, ratios in comparison_rows(tuned, untuned):
@@ -50,7 +50,7 @@ def main():
     if everything:
         print(f"{'all':<19} {len(everything):>5} {summarize_suite.geometric_mean(everything):>8.2f}x "
               f"{sum(r > 1 for r in everything):>7} {sum(r < 1 for r in everything):>7}")
-    print("speed-up: geometric mean of the untuned time over the tuned time; faster/slower: cases where the tuned "
+    print(f"speed-up: geometric mean of the {other} time over the tuned time; faster/slower: cases where the tuned "
           "plan was faster/slower")
     return 0
 
