@@ -91,21 +91,13 @@ kattn_attention_args args_of(const HostProblem& p, const DeviceProblem<Q, Cache,
   return a;
 }
 
-template <class Out>
-std::vector<float> download(const AttentionOutput<Out>& out) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  std::vector<float> values(host.span());
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(host.data()[i]);
-  return values;
-}
-
 void expect_matches_oracle(const HostProblem& p) {
   dispatch_storage(p.dtype, p.kv_dtype(), p.out_dtype(), [&p](auto q, auto cache, auto out) {
     const auto d = upload_problem<decltype(q), decltype(cache), decltype(out)>(p);
     const kattn_attention_args a = args_of(p, d);
     ASSERT_EQ(kattn_unified_attention(&a), KATTN_SUCCESS) << kattn_last_error();
     EXPECT_STREQ(kattn_last_error(), "");
-    const Comparison c = compare_to_reference(download(d.out), oracle_attention(p), p);
+    const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
     EXPECT_TRUE(c.passed()) << c.failures << " elements off, max abs error " << c.max_abs_error;
   });
 }
@@ -150,7 +142,7 @@ TEST(CApi, StridedCachesOfOneTensorMatchOracle) {
   const kattn_attention_args a = args_of(p, d);
   ASSERT_EQ(a.k_cache_strides[0], 2 * a.k_cache_strides[1] * g.block_size);
   ASSERT_EQ(kattn_unified_attention(&a), KATTN_SUCCESS) << kattn_last_error();
-  EXPECT_TRUE(compare_to_reference(download(d.out), oracle_attention(p), p).passed());
+  EXPECT_TRUE(compare_to_reference(download_out(d.out), oracle_attention(p), p).passed());
 }
 
 TEST(CApi, InitializeCoexistsWithTheCallersKokkos) {
@@ -176,7 +168,7 @@ void expect_rejected(const HostProblem& p, const std::function<void(kattn_attent
   mutate(a);
   EXPECT_EQ(kattn_unified_attention(&a), status) << kattn_last_error();
   EXPECT_NE(std::string(kattn_last_error()).find(field), std::string::npos) << kattn_last_error();
-  for (float value : download(d.out)) ASSERT_EQ(value, 7.0f) << "out was written";
+  for (float value : download_out(d.out)) ASSERT_EQ(value, 7.0f) << "out was written";
 }
 
 class CApiErrors : public ::testing::TestWithParam<BadArgs> {};
