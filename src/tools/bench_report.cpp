@@ -1,10 +1,10 @@
 #include "tools/bench_report.hpp"
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/io/json_file.hpp"
 
 #include <fmt/core.h>
 
-#include <fstream>
 #include <optional>
 
 namespace kattn::cli {
@@ -137,7 +137,7 @@ void BenchReport::write_json(const std::string& path) const {
                            {"hardware", to_json(limits_)},
                            {"cases", cases_},
                            {"results", results_}};
-  std::ofstream(path) << doc.dump(1) << "\n";
+  write_json_file(path, doc, 1, "the bench results");
 }
 
 }  // namespace kattn::cli

@@ -3,6 +3,7 @@
 // recorded, and reports the relative error on the cases it did not fit.
 #include "kattn/core/dtype.hpp"
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_file.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "tools/commands.hpp"
 #include "tools/simulate.hpp"
@@ -210,9 +211,7 @@ int model_calibrate_command(const CalibrateOptions& o) {
                                             "kept from the starting file, assumed"}};
     }
     file["calibration_error"] = report;
-    std::ofstream out(o.out);
-    if (!out) throw FileFormatError(o.out, "cannot write the parameter file");
-    out << file.dump(2) << "\n";
+    write_json_file(o.out, file, 2, "the parameter file");
     fmt::print("wrote {}\n", o.out);
   }
   return kSuccess;

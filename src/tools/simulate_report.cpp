@@ -1,13 +1,11 @@
 #include "tools/simulate_report.hpp"
 
-#include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
+#include "kattn/io/json_file.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
-#include <fstream>
 
 namespace kattn::cli {
 namespace {
@@ -156,15 +154,7 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
   // --predict: the times are the hardware model's predictions for that architecture, not measurements.
   doc["predicted"] = !predicted_arch.empty();
   if (!predicted_arch.empty()) doc["predicted_arch"] = predicted_arch;
-  // Written beside the target and renamed, so that a failed run leaves no half file.
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw FileFormatError(path, "cannot write the simulation report");
-    out << doc.dump(1) << "\n";
-    if (!out) throw FileFormatError(path, "cannot write the simulation report");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw FileFormatError(path, "cannot rename into place");
+  write_json_file(path, doc, 1, "the simulation report");
 }
 
 }  // namespace kattn::cli

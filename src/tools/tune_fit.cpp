@@ -1,5 +1,6 @@
 #include "tools/tune_fit.hpp"
 
+#include "kattn/io/json_file.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "tools/commands.hpp"
@@ -240,9 +241,7 @@ int tune_fit_command(const FitOptions& o) {
   const TuneData data = tune_data(raw, o.raw);
   const FitResult fit = fit_table(data, o);
   TuningTable::parse(fit.table.dump(), o.out);  // what is written loads
-  std::ofstream out(o.out);
-  if (!out) throw std::runtime_error(o.out + ": cannot write the tuning table");
-  out << fit.table.dump(2) << "\n";
+  write_json_file(o.out, fit.table, 2, "the tuning table");
   std::string files;
   for (const std::string& path : o.raw) files += (files.empty() ? "" : ", ") + path;
   fmt::print("kattn tune fit {}: leaves with their samples, in-sample slowdown and plan\n", files);

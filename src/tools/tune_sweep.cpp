@@ -1,4 +1,5 @@
 // `kattn tune sweep`: every plan of the search space timed on every sample of a scenario.
+#include "kattn/io/json_file.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -168,13 +168,6 @@ nlohmann::json features_json(const HostProblem& p) {
   return features;
 }
 
-// Written whole, through a temporary file, so that a reader never sees half of it.
-void write_json(const nlohmann::json& doc, const std::string& path) {
-  const std::string temporary = path + ".tmp";
-  std::ofstream(temporary) << doc.dump(1) << "\n";
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) throw std::runtime_error(path + ": cannot write");
-}
-
 }  // namespace
 
 int tune_sweep_command(const SweepOptions& o) {
@@ -240,12 +233,12 @@ int tune_sweep_command(const SweepOptions& o) {
                named_with_dtype ? sample.name : sample.name + " " + dtype, sweep.summary(), duration_text(elapsed),
                duration_text(elapsed / double(i + 1) * double(samples.size() - i - 1)));
     if (Clock::now() - last_write > std::chrono::seconds(30)) {  // a cut-off sweep keeps what it timed
-      write_json(doc, o.out);
+      write_json_file(o.out, doc, 1, "the raw results");
       last_write = Clock::now();
     }
   }
   doc["complete"] = true;
-  write_json(doc, o.out);
+  write_json_file(o.out, doc, 1, "the raw results");
   fmt::print(stderr, "wrote {} samples to {}\n", samples.size(), o.out);
   return kSuccess;
 }

@@ -1,6 +1,7 @@
 #include "kattn/simulation/trace.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_file.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -111,9 +112,7 @@ void write_trace(const std::string& path, const std::vector<Request>& requests) 
   nlohmann::json list = nlohmann::json::array();
   for (const Request& r : requests)
     list.push_back({{"id", r.id}, {"arrival_s", r.arrival_s}, {"prompt_len", r.prompt_len}, {"output_len", r.output_len}});
-  std::ofstream out(path);
-  if (!out) throw FileFormatError(path, "cannot write the trace file");
-  out << nlohmann::json{{"requests", list}}.dump(1) << "\n";
+  write_json_file(path, nlohmann::json{{"requests", list}}, 1, "the trace file");
 }
 
 LengthDistribution parse_length_distribution(const std::string& text) {

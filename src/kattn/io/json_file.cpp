@@ -1,0 +1,26 @@
+#include "kattn/io/json_file.hpp"
+
+#include "kattn/core/error.hpp"
+
+#include <cstdio>
+#include <fstream>
+
+namespace kattn {
+
+void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    out << doc.dump(indent) << "\n";
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw FileFormatError(path, "cannot write " + what);
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw FileFormatError(path, "cannot move " + what + " into place");
+  }
+}
+
+}  // namespace kattn

@@ -1,0 +1,15 @@
+// Writing the JSON files of the tools (bench, tune, simulate, calibrate, traces): into a
+// temporary file beside the target, renamed into place, so that a failed or interrupted write
+// never leaves a half file where a complete one is expected.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace kattn {
+
+// Throws FileFormatError naming `path` and `what` ("the simulation report", ...) when it cannot.
+void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what);
+
+}  // namespace kattn
