@@ -89,6 +89,14 @@ def test_errors():
     args = list(batch.op_args(out))
     args[5] = batch.seq_lens.long()
     expect_error("int64 seq_lens", ValueError, lambda: kattn_torch.unified_attention(*args, SCALE), out)
+    short_out = torch.full_like(batch.q[:-1], 7.0)  # one token short: kattn would write past its end
+    args = list(batch.op_args(short_out))
+    expect_error("out with fewer tokens than q", ValueError, lambda: kattn_torch.unified_attention(*args, SCALE),
+                 short_out)
+    args = list(batch.op_args(out))
+    args[4] = batch.cu_seqlens_q[:-1]  # one entry short: kattn would read past its end
+    expect_error("cu_seqlens_q shorter than num_seqs + 1", ValueError,
+                 lambda: kattn_torch.unified_attention(*args, SCALE), out)
 
 
 def main():

@@ -44,9 +44,17 @@ const int32_t* int32_data(const at::Tensor& t, const at::Tensor& q, const char* 
   return t.data_ptr<int32_t>();
 }
 
+// The C API takes pointers and counts; the extents the counts stand for are checked here, where
+// the tensors still carry them (a short out, index tensor or per-head tensor would be overrun).
+void check_sizes(const at::Tensor& t, at::IntArrayRef expected, const char* name) {
+  TORCH_CHECK_VALUE(t.sizes() == expected, "kattn: ", name, " has shape ", t.sizes(), ", expected ", expected);
+}
+
+// A per-query-head float32 tensor (alibi_slopes, sinks), or nullptr.
 const float* float_data(const std::optional<at::Tensor>& t, const at::Tensor& q, const char* name) {
   if (!t.has_value()) return nullptr;
   check_tensor(*t, q, name, 1);
+  check_sizes(*t, {q.size(1)}, name);
   TORCH_CHECK_VALUE(t->scalar_type() == at::ScalarType::Float, "kattn: ", name, " must be float32, is ",
                     t->scalar_type());
   return t->data_ptr<float>();
@@ -69,7 +77,9 @@ void unified_attention(const at::Tensor& q, const at::Tensor& k_cache, const at:
   check_tensor(out, q, "out", 3);
   TORCH_CHECK_VALUE(k_cache.scalar_type() == v_cache.scalar_type(), "kattn: k_cache is ", k_cache.scalar_type(),
                     ", v_cache ", v_cache.scalar_type());
-  TORCH_CHECK_VALUE(k_cache.sizes() == v_cache.sizes(), "kattn: k_cache and v_cache shapes differ");
+  check_sizes(out, q.sizes(), "out");
+  check_sizes(k_cache, {k_cache.size(0), k_cache.size(1), k_cache.size(2), q.size(2)}, "k_cache");
+  check_sizes(v_cache, k_cache.sizes(), "v_cache");
   // kattn checks that the current device is Kokkos' and binds Kokkos to it on first use.
   const c10::cuda::CUDAGuard device_guard(q.device());
 
@@ -99,6 +109,8 @@ void unified_attention(const at::Tensor& q, const at::Tensor& k_cache, const at:
   a.max_seqlen_k = to_int32(max_seqlen_k, "max_seqlen_k");
   a.block_table = int32_data(block_table, q, "block_table", 2);
   a.max_blocks_per_seq = to_int32(block_table.size(1), "block_table.size(1)");
+  check_sizes(cu_seqlens_q, {seq_lens.size(0) + 1}, "cu_seqlens_q");
+  check_sizes(block_table, {seq_lens.size(0), block_table.size(1)}, "block_table");
   copy_strides(block_table, a.block_table_strides);
   a.softmax_scale = softmax_scale;
   a.causal = causal ? 1 : 0;
