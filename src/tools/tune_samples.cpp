@@ -43,10 +43,11 @@ std::string scenario_case(const std::string& name, const std::string& dtype) {
 
 std::vector<TuneSample> tune_samples(const std::string& case_name, const HostProblem& problem) {
   const BatchMetadata batch = problem_batch_metadata(problem);
-  if (!batch.decodes_lead()) return {{case_name, "whole", problem}};
-  const int decodes = batch.leading_decodes;
-  return {{case_name + "[decodes]", "decodes", slice_sequences(problem, 0, decodes)},
-          {case_name + "[rest]", "rest", slice_sequences(problem, decodes, problem.geometry.num_seqs - decodes)}};
+  if (!batch.decodes_lead()) return {{case_name, "whole", problem, batch}};
+  const int decodes = batch.leading_decodes;  // the parts' metadata are exact when the decodes lead
+  return {{case_name + "[decodes]", "decodes", slice_sequences(problem, 0, decodes), batch.leading_decode_part()},
+          {case_name + "[rest]", "rest", slice_sequences(problem, decodes, problem.geometry.num_seqs - decodes),
+           batch.after_leading_decodes()}};
 }
 
 }  // namespace kattn::cli

@@ -3,6 +3,7 @@
 // would be alone, so such a case gives two samples; any other case is one.
 #pragma once
 
+#include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <string>
@@ -14,6 +15,7 @@ struct TuneSample {
   std::string name;  // "<case>", or "<case>[decodes]" and "<case>[rest]"
   std::string part;  // "whole", "decodes", "rest"
   HostProblem problem;
+  BatchMetadata batch;  // what the table is asked about this sample (the call's metadata of `problem`)
 };
 
 // Sequences [first, first + count) as a batch of their own: q rows, cu_seqlens_q (rebased),

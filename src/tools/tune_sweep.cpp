@@ -161,10 +161,10 @@ std::vector<ScenarioSample> scenario_samples(const SweepOptions& o) {
   return samples;
 }
 
-nlohmann::json features_json(const HostProblem& p) {
-  const BatchMetadata batch = problem_batch_metadata(p);
+nlohmann::json features_json(const TuneSample& sample) {
   nlohmann::json features = nlohmann::json::object();
-  for (const std::string& name : batch_feature_names()) features[name] = batch_feature(name, batch, p.geometry);
+  for (const std::string& name : batch_feature_names())
+    features[name] = batch_feature(name, sample.batch, sample.problem.geometry);
   return features;
 }
 
@@ -210,7 +210,7 @@ int tune_sweep_command(const SweepOptions& o) {
       sweep.time_plan(device, reference, "planned", nullptr);
       reference.untuned = true;
       sweep.time_plan(device, reference, "untuned", nullptr);
-      for (const nlohmann::json& overrides : space.plans_for(problem_batch_metadata(p), p.geometry)) {
+      for (const nlohmann::json& overrides : space.plans_for(sample.batch, p.geometry)) {
         const TuningTable table = plan_table(space.defaults, overrides, space_path);
         AttentionOptions options;
         options.tuning_table = &table;
@@ -224,7 +224,7 @@ int tune_sweep_command(const SweepOptions& o) {
                               {"part", sample.part},
                               {"num_seqs", p.geometry.num_seqs},
                               {"num_tokens", p.geometry.num_tokens},
-                              {"features", features_json(p)},
+                              {"features", features_json(sample)},
                               {"results", sweep.results()}});
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     const std::string dtype(to_string(spec.dtype));

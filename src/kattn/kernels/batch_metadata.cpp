@@ -100,7 +100,7 @@ BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVec
 BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                   const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm) {
   BatchMetadata batch = compute_batch_metadata(space, cu_seqlens_q, seq_lens);
-  if (params.causal && !prefix_lm) batch.window_left = params.window_left;
+  batch.apply_call_window(params, prefix_lm);
   return batch;
 }
 

@@ -50,6 +50,11 @@ struct BatchMetadata {
   int max_visible_keys() const {
     return window_left >= 0 && window_left + 1 < max_seq_len ? window_left + 1 : max_seq_len;
   }
+  // Takes the call's window: it bounds the keys a query sees only from the left, so not with a
+  // bidirectional prefix (prefix_lm) or without the causal mask.
+  void apply_call_window(const AttentionParams& params, bool prefix_lm) {
+    if (params.causal && !prefix_lm) window_left = params.window_left;
+  }
   // The metadata of the leading decodes, or of the sequences after them, as batches of their own.
   BatchMetadata leading_decode_part() const;
   BatchMetadata after_leading_decodes() const;
@@ -59,8 +64,7 @@ struct BatchMetadata {
 BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                      const IndexVector& seq_lens);
 
-// compute_batch_metadata for a call with these parameters: its window bounds the keys a query
-// sees only from the left, so not with a bidirectional prefix (prefix_lm) or without the causal mask.
+// compute_batch_metadata for a call with these parameters (apply_call_window).
 BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                   const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm);
 

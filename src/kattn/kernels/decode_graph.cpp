@@ -29,7 +29,7 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
   decodes.max_seq_len = max_seq_len;
   decodes.total_seq_len = std::int64_t(g.num_seqs) * max_seq_len;
   BatchMetadata batch(decodes, SequenceTotals{}, g.num_seqs);
-  if (params.causal && buffers.prefix_lens.extent(0) == 0) batch.window_left = params.window_left;
+  batch.apply_call_window(params, buffers.prefix_lens.extent(0) > 0);
   AttentionOptions planned = options;
   if (!planned.variant) planned.variant = Variant::split_kv;
   if (*planned.variant != Variant::split_kv)
