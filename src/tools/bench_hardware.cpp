@@ -1,6 +1,7 @@
 #include "tools/bench_hardware.hpp"
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/io/json_file.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -49,10 +50,8 @@ double measure_copy_gb_per_s(std::size_t bytes) {
 
 // data/hardware/<arch>.json: {"peak_tflop_per_s": {"fp16": 989.4, ...}, ...}; null = unknown.
 void read_peaks(const std::string& path, HardwareLimits& limits) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the hardware file");
+  const nlohmann::json doc = read_json_file(path, "the hardware file");
   try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
     for (const auto& [dtype, value] : doc.at("peak_tflop_per_s").items())
       limits.peak_tflop_per_s[dtype] = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
   } catch (const nlohmann::json::exception& e) {

@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 
 namespace kattn::cli {
@@ -27,19 +26,9 @@ struct Sample {
   bool fit = false;
 };
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileFormatError(path, "cannot open");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw FileFormatError(path, e.what());
-  }
-}
-
 // kattn's results of a bench JSON with the plan each run recorded.
 std::vector<Sample> samples_of(const std::string& path, const model::HardwareModel& hw, const std::string& fit_marker) {
-  const nlohmann::json j = read_json(path);
+  const nlohmann::json j = read_json_file(path, "the bench results");
   std::vector<Sample> out;
   try {
     std::map<std::string, const nlohmann::json*> cases;
@@ -185,8 +174,8 @@ int model_calibrate_command(const CalibrateOptions& o) {
                  model::predict_call_us(s.plans, s.batch, hw));
 
   if (!o.out.empty()) {
-    nlohmann::json file = read_json(o.hardware);
-    const nlohmann::json suite = read_json(o.suite);
+    nlohmann::json file = read_json_file(o.hardware, "the hardware model file");
+    const nlohmann::json suite = read_json_file(o.suite, "the bench results");
     const std::string provenance =
         fmt::format("calibrated by kattn model calibrate on {} ({}, {}, kattn commit {}), cases containing '{}'",
                     o.suite, suite.value("device", "?"), suite.value("date", "?"), suite.value("commit", "?"),

@@ -1,5 +1,6 @@
 #include "tools/tune_fit.hpp"
 
+#include "kattn/core/error.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/tuning/tuning_table.hpp"
@@ -12,7 +13,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -24,15 +24,10 @@ namespace {
 constexpr double kNotTimed = std::numeric_limits<double>::quiet_NaN();
 
 nlohmann::json read_raw(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the raw results");
-  try {
-    const nlohmann::json doc = nlohmann::json::parse(in);
-    if (doc.value("schema", "") != "kattn-tune-raw") throw std::runtime_error("schema is not kattn-tune-raw");
-    return doc;
-  } catch (const std::exception& e) {
-    throw std::runtime_error(path + ": not raw results of kattn tune sweep: " + e.what());
-  }
+  nlohmann::json doc = read_json_file(path, "the raw results");
+  if (!doc.is_object() || doc.value("schema", "") != "kattn-tune-raw")
+    throw FileFormatError(path, "not raw results of kattn tune sweep: schema is not kattn-tune-raw");
+  return doc;
 }
 
 // The plan a leaf names: its fields that differ from the table's defaults, in table order.

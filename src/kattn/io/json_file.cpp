@@ -7,6 +7,16 @@
 
 namespace kattn {
 
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream in(path);
+  if (!in) throw FileFormatError(path, "cannot open " + what);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileFormatError(path, std::string("not valid JSON: ") + e.what());
+  }
+}
+
 void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what) {
   const std::string temporary = path + ".tmp";
   {

@@ -1,6 +1,6 @@
-// Writing the JSON files of the tools (bench, tune, simulate, calibrate, traces): into a
-// temporary file beside the target, renamed into place, so that a failed or interrupted write
-// never leaves a half file where a complete one is expected.
+// The JSON files of the tools (scenarios, traces, model configs, hardware files, bench, tune and
+// simulate results). Writing goes into a temporary file beside the target, renamed into place, so
+// that a failed or interrupted write never leaves a half file where a complete one is expected.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -8,6 +8,10 @@
 #include <string>
 
 namespace kattn {
+
+// Throws FileFormatError naming `path` and `what` ("the trace file", ...) when it cannot open the
+// file or the file is not JSON; checking its fields is the caller's.
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
 // Throws FileFormatError naming `path` and `what` ("the simulation report", ...) when it cannot.
 void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what);

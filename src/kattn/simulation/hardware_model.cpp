@@ -1,6 +1,7 @@
 #include "kattn/simulation/hardware_model.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_file.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
@@ -9,7 +10,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <stdexcept>
 
 namespace kattn::model {
@@ -40,14 +40,7 @@ double number_field(const nlohmann::json& j, const std::string& path, const char
 }  // namespace
 
 HardwareModel load_hardware_model(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileFormatError(path, "cannot open the hardware model file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    throw FileFormatError(path, e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "the hardware model file");
   HardwareModel hw;
   auto text = [&](const char* name) {
     if (!j.contains(name) || !j.at(name).is_string())

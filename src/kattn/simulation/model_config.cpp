@@ -1,10 +1,10 @@
 #include "kattn/simulation/model_config.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_file.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <stdexcept>
 
 namespace kattn::sim {
@@ -23,11 +23,9 @@ void check_model_config(const ModelConfig& c) {
 }
 
 ModelConfig load_model_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileFormatError(path, "cannot open the model config");
+  const nlohmann::json j = read_json_file(path, "the model config");
   ModelConfig c;
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
     c.name = j.at("name").get<std::string>();
     c.geometry.name = c.name;
     c.geometry.num_q_heads = j.at("num_q_heads").get<int>();
@@ -42,7 +40,7 @@ ModelConfig load_model_config(const std::string& path) {
     c.other_ms_per_step = j.value("other_ms_per_step", c.other_ms_per_step);
     c.other_us_per_token = j.value("other_us_per_token", c.other_us_per_token);
     check_model_config(c);
-  } catch (const std::exception& e) {  // nlohmann's parse and type errors, and the range checks
+  } catch (const std::exception& e) {  // nlohmann's type errors and the range checks
     throw FileFormatError(path, e.what());
   }
   return c;

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -78,14 +77,7 @@ std::vector<Request> latency_experiment_trace(int prompt_len, int output_len) {
 }
 
 std::vector<Request> load_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FileFormatError(path, "cannot open the trace file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileFormatError(path, std::string("not valid JSON: ") + e.what());
-  }
+  const nlohmann::json doc = read_json_file(path, "the trace file");
   if (!doc.is_object() || !doc.contains("requests") || !doc["requests"].is_array() || doc["requests"].empty())
     throw FileFormatError(path, "needs a non-empty array \"requests\"");
   std::vector<Request> requests;

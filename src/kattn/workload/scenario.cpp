@@ -1,8 +1,9 @@
 #include "kattn/workload/scenario.hpp"
 
+#include "kattn/io/json_file.hpp"
+
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <stdexcept>
 
 namespace kattn {
@@ -60,14 +61,7 @@ WorkloadSpec parse_case(const nlohmann::json& j) {
 }  // namespace
 
 std::vector<WorkloadSpec> load_scenario(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open the scenario file");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw std::runtime_error(path + ": not valid JSON: " + e.what());
-  }
+  const nlohmann::json doc = read_json_file(path, "the scenario file");
   if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array())
     throw std::runtime_error(path + ": needs an array \"cases\"");
   std::vector<WorkloadSpec> specs;
