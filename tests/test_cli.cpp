@@ -5,38 +5,22 @@
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/tuning/tuning_table.hpp"
+#include "run_cli.hpp"
 #include "test_problems.hpp"
 #include "tools/commands.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace kattn {
 namespace {
 
-struct CliResult {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-CliResult run_cli(const std::string& arguments) {
-  // ctest runs tests in parallel processes: one log per test.
-  const std::string log = ::testing::TempDir() + "kattn_cli_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
-  const std::string command = std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
-}
+using test::CliResult;
+using test::run_cli;
 
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kattn_cli_" + name; }
 

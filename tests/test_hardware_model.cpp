@@ -2,16 +2,13 @@
 // two launches, parameter-file errors, and `kattn simulate --predict` on this build.
 #include "kattn/core/error.hpp"
 #include "kattn/simulation/hardware_model.hpp"
+#include "run_cli.hpp"
 #include "tools/commands.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 namespace kattn::model {
 namespace {
@@ -155,27 +152,17 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
   EXPECT_THROW(load_hardware_model(::testing::TempDir() + "kattn_hw_absent.json"), FileFormatError);
 }
 
-int run_cli(const std::string& arguments, std::string& output) {
-  const std::string log = ::testing::TempDir() + "kattn_hw_cli.log";
-  const int status = std::system((std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1").c_str());
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  output = text.str();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
   const std::string model = write_file("model", {{"name", "tiny"}, {"num_layers", 2}, {"num_q_heads", 8},
                                                  {"num_kv_heads", 2}, {"head_size", 64}, {"dtype", "fp16"},
                                                  {"block_size", 16}, {"num_kv_blocks", 256},
                                                  {"max_num_batched_tokens", 256}});
   const std::string json = ::testing::TempDir() + "kattn_hw_predict.json";
-  std::string out;
-  ASSERT_EQ(run_cli("simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len "
-                    "uniform:4:20 --predict " + data_file("mi300x") + " --json " + json, out),
-            cli::kSuccess)
-      << out;
+  const test::CliResult predicted = test::run_cli(
+      "simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len uniform:4:20 --predict " +
+      data_file("mi300x") + " --json " + json);
+  const std::string& out = predicted.output;
+  ASSERT_EQ(predicted.exit_code, cli::kSuccess) << out;
   EXPECT_NE(out.find("PREDICTION"), std::string::npos) << out;
   EXPECT_NE(out.find("mi300x"), std::string::npos) << out;
   std::ifstream in(json);
@@ -184,10 +171,10 @@ TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
   EXPECT_EQ(report.at("predicted_arch"), "mi300x");
   EXPECT_NE(report.at("timer").get<std::string>().find("PREDICTED"), std::string::npos);
   EXPECT_GT(report.at("totals").at("attention_us").get<double>(), 0);
-  EXPECT_EQ(run_cli("simulate --model " + model + " --poisson 100,2 --predict " + ::testing::TempDir() +
-                        "kattn_hw_nope.json", out),
-            cli::kBadInput);
-  EXPECT_NE(out.find("kattn_hw_nope.json"), std::string::npos) << out;
+  const test::CliResult missing =
+      test::run_cli("simulate --model " + model + " --poisson 100,2 --predict " + ::testing::TempDir() + "kattn_hw_nope.json");
+  EXPECT_EQ(missing.exit_code, cli::kBadInput);
+  EXPECT_NE(missing.output.find("kattn_hw_nope.json"), std::string::npos) << missing.output;
 }
 
 }  // namespace
