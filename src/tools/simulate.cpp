@@ -64,11 +64,6 @@ std::vector<sim::Request> trace_of(const SimulateOptions& o, std::string& source
   return sim::latency_experiment_trace(prompt, output);
 }
 
-// The arch the parameter file names.
-std::string load_predicted_arch(const std::string& arch) {
-  return model::load_hardware_model(model::hardware_model_path(arch)).arch;
-}
-
 }  // namespace
 
 int simulate_command(const SimulateOptions& o) {
@@ -77,9 +72,11 @@ int simulate_command(const SimulateOptions& o) {
   const std::vector<sim::Request> trace = trace_of(o, source);
   if (!o.write_trace_path.empty()) sim::write_trace(o.write_trace_path, trace);
   std::unique_ptr<sim::StepTimer> timer;
+  std::string predicted_arch;  // the arch the parameter file names
   if (!o.predict_arch.empty()) {
-    timer = sim::make_predicted_step_timer(
-        config, model::load_hardware_model(model::hardware_model_path(o.predict_arch)));
+    const model::HardwareModel hw = model::load_hardware_model(model::hardware_model_path(o.predict_arch));
+    predicted_arch = hw.arch;
+    timer = sim::make_predicted_step_timer(config, hw);
   } else {
     sim::KernelTimerOptions timer_options;
     timer_options.warmup = o.warmup;
@@ -95,8 +92,7 @@ int simulate_command(const SimulateOptions& o) {
     fmt::print("PREDICTION: attention times below are the hardware model's, not measurements\n");
   print_simulation(result, config, timer->description(), o.rows);
   if (!o.json_path.empty())
-    write_simulation_json(o.json_path, result, config, timer->description(), source,
-                          o.predict_arch.empty() ? std::string() : load_predicted_arch(o.predict_arch));
+    write_simulation_json(o.json_path, result, config, timer->description(), source, predicted_arch);
   return kSuccess;
 }
 

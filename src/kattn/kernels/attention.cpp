@@ -82,7 +82,7 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
                              in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
   }
 
-  const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
+  const ExecutionSpace space = options.space.value_or(ExecutionSpace());
   const BatchMetadata batch =
       call_batch_metadata(space, in.cu_seqlens_q, in.seq_lens, params, in.prefix_lens.extent(0) > 0);
   const CallPlan call = plan_call(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);

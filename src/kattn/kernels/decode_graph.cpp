@@ -42,7 +42,7 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
   workspace_ = decltype(workspace_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::decode_graph")),
                                     layout.bytes());
   const auto args = make_kernel_args(buffers, params, out);
-  const ExecutionSpace space = options.space ? *options.space : ExecutionSpace();
+  const ExecutionSpace space = options.space.value_or(ExecutionSpace());
   graph_ = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
     GraphLaunches launches{space, root};
     launch_split_kv(launches, args, g, part, workspace_.data());

@@ -10,7 +10,6 @@ class BlockAllocator {
  public:
   explicit BlockAllocator(int num_blocks);
 
-  int num_blocks() const { return num_blocks_; }
   int num_free() const { return int(free_.size()); }
   int num_used() const { return num_blocks_ - num_free(); }
   bool can_allocate(int count) const { return count >= 0 && count <= num_free(); }

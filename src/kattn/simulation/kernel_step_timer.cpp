@@ -54,7 +54,9 @@ class GraphSlot {
         out_("graph out", capacity, pool.q.extent(1), pool.q.extent(2)),
         block_table_("graph block_table", capacity, (max_seq_len + pool.k_cache.extent(1) - 1) / pool.k_cache.extent(1)),
         cu_seqlens_q_("graph cu_seqlens_q", capacity + 1),
-        seq_lens_("graph seq_lens", capacity) {
+        seq_lens_("graph seq_lens", capacity),
+        table_host_(Kokkos::create_mirror_view(block_table_)),
+        seq_lens_host_(Kokkos::create_mirror_view(seq_lens_)) {
     const auto cu = Kokkos::create_mirror_view(cu_seqlens_q_);  // one token per row, real or padding
     for (std::size_t i = 0; i < cu.extent(0); ++i) cu(i) = std::int32_t(i);
     Kokkos::deep_copy(cu_seqlens_q_, cu);
@@ -73,18 +75,16 @@ class GraphSlot {
   // block 0 (DecodeGraph's convention). Block-table columns past the graph's contexts are never read.
   void load(const HostProblem& step, const AttentionInputs<T, T>& step_inputs) {
     const Geometry& g = step.geometry;
-    const auto table = Kokkos::create_mirror_view(block_table_);
-    const auto seq_lens = Kokkos::create_mirror_view(seq_lens_);
-    Kokkos::deep_copy(table, 0);
-    Kokkos::deep_copy(seq_lens, 1);
-    const int columns = std::min(g.max_blocks_per_seq, int(table.extent(1)));
+    Kokkos::deep_copy(table_host_, 0);
+    Kokkos::deep_copy(seq_lens_host_, 1);
+    const int columns = std::min(g.max_blocks_per_seq, int(table_host_.extent(1)));
     for (int s = 0; s < g.num_seqs; ++s) {
-      seq_lens(s) = step.seq_lens[std::size_t(s)];
+      seq_lens_host_(s) = step.seq_lens[std::size_t(s)];
       for (int b = 0; b < columns; ++b)
-        table(s, b) = step.block_table[std::size_t(s) * std::size_t(g.max_blocks_per_seq) + std::size_t(b)];
+        table_host_(s, b) = step.block_table[std::size_t(s) * std::size_t(g.max_blocks_per_seq) + std::size_t(b)];
     }
-    Kokkos::deep_copy(block_table_, table);
-    Kokkos::deep_copy(seq_lens_, seq_lens);
+    Kokkos::deep_copy(block_table_, table_host_);
+    Kokkos::deep_copy(seq_lens_, seq_lens_host_);
     Kokkos::deep_copy(Kokkos::subview(q_, std::make_pair(0, g.num_seqs), Kokkos::ALL, Kokkos::ALL), step_inputs.q);
   }
 
@@ -95,6 +95,9 @@ class GraphSlot {
   AttentionOutput<T> out_;
   Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace> block_table_;
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu_seqlens_q_, seq_lens_;
+  // Host staging of a step's block table and lengths, made once (load runs every replayed step).
+  typename decltype(block_table_)::HostMirror table_host_;
+  typename decltype(seq_lens_)::HostMirror seq_lens_host_;
   std::unique_ptr<DecodeGraph<T>> graph_;
 };
 

@@ -66,7 +66,6 @@ class Scheduler {
   double next_arrival_s() const;  // of the first request not admitted yet; infinity if none
   const std::vector<RequestState>& states() const { return states_; }
   const BlockAllocator& allocator() const { return allocator_; }
-  const std::vector<int>& running() const { return running_; }
 
  private:
   int grant(std::size_t position, int wanted, StepBatch& batch, std::vector<bool>& scheduled);

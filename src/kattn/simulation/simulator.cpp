@@ -101,11 +101,11 @@ SimulationResult simulate(const ModelConfig& config, const std::vector<Request>&
           TokenRecord{step.end_s, step_index, attention_since_token[std::size_t(r)]});
       attention_since_token[std::size_t(r)] = 0.0;
     }
-    for (int r : batch.preempted) ++result.requests[std::size_t(r)].num_preemptions;
     result.steps.push_back(step);
     clock = step.end_s;
   }
   result.end_s = clock;
+  for (std::size_t r = 0; r < states.size(); ++r) result.requests[r].num_preemptions = states[r].num_preemptions;
   return result;
 }
 
