@@ -2,6 +2,7 @@
 
 #include "kattn/core/error.hpp"
 #include "kattn/io/json_file.hpp"
+#include "kattn/workload/random.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -14,9 +15,7 @@
 namespace kattn::sim {
 namespace {
 
-// [0, 1) and (0, 1] from the raw engine output: the standard distributions are not specified
-// bit-for-bit across standard libraries, these are (as in the workload generator).
-double unit_random(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }
+// (0, 1]
 double open_unit_random(std::mt19937_64& rng) { return 1.0 - unit_random(rng); }
 
 constexpr double kPi = 3.14159265358979323846;
@@ -29,7 +28,7 @@ double standard_normal(std::mt19937_64& rng) {
 }
 
 int draw_length(const LengthDistribution& d, std::mt19937_64& rng) {
-  if (d.kind == LengthDistribution::Kind::uniform) return d.min + int(rng() % std::uint64_t(d.max - d.min + 1));
+  if (d.kind == LengthDistribution::Kind::uniform) return uniform_int(rng, d.min, d.max);
   const double value = std::round(d.median * std::exp(d.sigma * standard_normal(rng)));
   return int(std::clamp(value, double(d.min), double(d.max)));
 }

@@ -1,5 +1,7 @@
 #include "kattn/workload/generator.hpp"
 
+#include "kattn/workload/random.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -8,21 +10,12 @@
 namespace kattn {
 namespace {
 
-// Integer in [low, high] from the raw engine output: std::uniform_int_distribution is not
-// specified bit-for-bit across standard libraries, this is.
-int uniform_int(std::mt19937_64& rng, int low, int high) {
-  return low + int(rng() % std::uint64_t(high - low + 1));
-}
-
 // Uniform in [-range, range), rounded to the dtype.
 void fill(std::vector<float>& values, std::mt19937_64& rng, float range, DType dtype) {
   for (float& x : values) {
-    const double unit = double(rng() >> 11) * 0x1.0p-53;  // [0, 1)
-    x = round_to_dtype(float((2.0 * unit - 1.0) * range), dtype);
+    x = round_to_dtype(float((2.0 * unit_random(rng) - 1.0) * range), dtype);
   }
 }
-
-double unit_random(std::mt19937_64& rng) { return double(rng() >> 11) * 0x1.0p-53; }  // [0, 1)
 
 void add_features(HostProblem& p, const FeatureSpec& f, std::mt19937_64& rng) {
   const Geometry& g = p.geometry;
