@@ -109,8 +109,8 @@ TEST(HardwareModel, MixedBatchIsTheSumOfItsTwoLaunches) {
   ASSERT_TRUE(plans.decodes.has_value());
   EXPECT_EQ(plans.decodes->variant, Variant::split_kv);
   EXPECT_EQ(plans.main.decodes_apart, 24);
-  const double sum = launch_us(launch_cost(plans.main, mixed, 24, 32, hw), hw) +
-                     launch_us(launch_cost(*plans.decodes, mixed, 0, 24, hw), hw);
+  const double sum = launch_us(launch_cost(plans.main, mixed, 24, 32), hw) +
+                     launch_us(launch_cost(*plans.decodes, mixed, 0, 24), hw);
   EXPECT_DOUBLE_EQ(predict_us(mixed, hw), hw.host_us + sum);
   // Each part alone is one call: the mixed call saves one host overhead and nothing else.
   BatchShape chunks = prefill(8, 512);

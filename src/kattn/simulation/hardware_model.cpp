@@ -3,6 +3,7 @@
 #include "kattn/core/error.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/tiles/lane_chunk.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
@@ -35,6 +36,11 @@ double number_field(const nlohmann::json& j, const std::string& path, const char
   if (!(x >= 0.0) || (positive && !(x > 0.0)) || !std::isfinite(x))
     throw FileFormatError(path, std::string("field '") + name + "' is out of range: " + v.dump());
   return x;
+}
+
+// Teams of `team_threads` threads resident on one unit at once (at least one).
+int teams_per_unit(const HardwareModel& hw, int team_threads) {
+  return std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / team_threads));
 }
 
 }  // namespace
@@ -77,7 +83,7 @@ std::string hardware_model_path(const std::string& arch, const std::string& data
   return data_dir + "/hardware/models/" + arch + ".json";
 }
 
-LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, int last, const HardwareModel& hw) {
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, int last) {
   const double D = b.head_size, hq = b.num_q_heads, hkv = b.num_kv_heads, eb = element_bytes(b.dtype);
   const int qpk = b.num_q_heads / b.num_kv_heads;
   LaunchCost c;
@@ -133,14 +139,13 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     c.bytes += partial_rows * (D + 2) * 4 * 2.0;  // fp32 partial row + max + sum, written then read
   }
   if (is_static_grid(plan.variant) && plan.grid_teams > 0) c.teams = std::min(c.teams, double(plan.grid_teams));
-  (void)hw;
   return c;
 }
 
 double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double overhead = c.kernels * hw.launch_us;
   if (c.teams <= 0) return overhead;
-  const int per_unit = std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / c.team_threads));
+  const int per_unit = teams_per_unit(hw, c.team_threads);
   const double slots = double(hw.compute_units) * per_unit;
   const double waves = std::ceil(c.teams / slots);
   // Share of the machine the waves keep busy: a unit runs at full rate with one team resident, so
@@ -209,7 +214,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   plan.register_rows = false;
   if (plan.variant == Variant::split_kv) {
     int lanes = 1;
-    while (lanes < (b.head_size + 7) / 8 && lanes < plan.vector_length) lanes *= 2;
+    while (lanes < lanes_for(b.head_size) && lanes < plan.vector_length) lanes *= 2;
     plan.vector_length = lanes;
     plan.tile_size = std::max(leaf.tile_size, 1);
     plan.num_segments = (std::max(part.max_visible_keys(), 1) + plan.tile_size - 1) / plan.tile_size;
@@ -228,9 +233,8 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
   }
   if (is_static_grid(plan.variant)) {
-    const int per_unit =
-        std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / (plan.team_size * plan.vector_length)));
-    plan.grid_teams = leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * per_unit;
+    plan.grid_teams =
+        leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * teams_per_unit(hw, plan.team_size * plan.vector_length);
   }
 }
 
@@ -276,8 +280,8 @@ double predict_call_us(const CallPlan& plans, const BatchShape& b, const Hardwar
   check_shape(b);
   const int n = int(b.query_lens.size());
   const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
-  double us = hw.host_us + launch_us(launch_cost(plans.main, b, apart, n, hw), hw);
-  if (plans.decodes && apart > 0) us += launch_us(launch_cost(*plans.decodes, b, 0, apart, hw), hw);
+  double us = hw.host_us + launch_us(launch_cost(plans.main, b, apart, n), hw);
+  if (plans.decodes && apart > 0) us += launch_us(launch_cost(*plans.decodes, b, 0, apart), hw);
   return us;
 }
 

@@ -68,7 +68,7 @@ struct LaunchCost {
 };
 
 // The launches' costs of `plan` over sequences [first, last) of `batch`.
-LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& batch, int first, int last, const HardwareModel& hw);
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& batch, int first, int last);
 // Microseconds of one launch (without the call's host overhead).
 double launch_us(const LaunchCost& cost, const HardwareModel& hw);
 
