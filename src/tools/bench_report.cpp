@@ -41,6 +41,18 @@ std::string percent(std::optional<double> share) { return share ? fmt::format("{
 
 }  // namespace
 
+nlohmann::json launch_plan_json(const LaunchPlan& p) {
+  return {{"variant", std::string(to_string(p.variant))},
+          {"tile_size", p.tile_size},
+          {"block_m", p.block_m},
+          {"num_segments", p.num_segments},
+          {"team_size", p.team_size},
+          {"vector_length", p.vector_length},
+          {"grid_teams", p.grid_teams},
+          {"tensor_cores", p.tensor_cores},
+          {"register_rows", p.register_rows}};
+}
+
 BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
     : options_(options), limits_(std::move(limits)) {
   fmt::print("kattn bench {} on {} ({}): {}\n", options_.scenario, ExecutionSpace::name(), build_arch(),
@@ -91,31 +103,24 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
              forced ? std::string("forced")
                     : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
   std::fflush(stdout);
-  results_.push_back({{"case", spec.name},
-                      {"dtype", std::string(to_string(spec.dtype))},
-                      {"variant", std::string(to_string(plan.variant))},
-                      {"forced", forced},
-                      {"plan_source", plan.source},
-                      {"tile_size", plan.tile_size},
-                      {"block_m", plan.block_m},
-                      {"num_segments", plan.num_segments},
-                      {"team_size", plan.team_size},
-                      {"vector_length", plan.vector_length},
-                      {"grid_teams", plan.grid_teams},
-                      {"tensor_cores", plan.tensor_cores},
-                      {"register_rows", plan.register_rows},
-                      {"decodes_apart", plan.decodes_apart},
-                      {"mean_us", t.mean_us},
-                      {"stddev_us", t.stddev_us},
-                      {"min_us", t.min_us},
-                      {"bytes", work.bytes},
-                      {"flops", work.flops},
-                      {"gb_per_s", gbs},
-                      {"tflop_per_s", tflops},
-                      {"bandwidth_share", bandwidth_share},
-                      {"peak_share", optional_json(peak_share)},
-                      {"num_seqs", g.num_seqs},
+  nlohmann::json row = launch_plan_json(plan);
+  row.update({{"case", spec.name},
+              {"dtype", std::string(to_string(spec.dtype))},
+              {"forced", forced},
+              {"plan_source", plan.source},
+              {"decodes_apart", plan.decodes_apart},
+              {"mean_us", t.mean_us},
+              {"stddev_us", t.stddev_us},
+              {"min_us", t.min_us},
+              {"bytes", work.bytes},
+              {"flops", work.flops},
+              {"gb_per_s", gbs},
+              {"tflop_per_s", tflops},
+              {"bandwidth_share", bandwidth_share},
+              {"peak_share", optional_json(peak_share)},
+              {"num_seqs", g.num_seqs},
                       {"num_tokens", g.num_tokens}});
+  results_.push_back(row);
 }
 
 void BenchReport::write_json(const std::string& path) const {

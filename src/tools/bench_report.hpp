@@ -12,6 +12,9 @@
 
 namespace kattn::cli {
 
+// The fields of a plan that ran, as the planner fitted it (bench results and tune's raw results).
+nlohmann::json launch_plan_json(const LaunchPlan& plan);
+
 // Prints the header on construction and one table row per result; keeps both for the JSON.
 class BenchReport {
  public:

@@ -4,6 +4,7 @@
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
 #include "tools/bench_hardware.hpp"
+#include "tools/bench_report.hpp"
 #include "tools/commands.hpp"
 #include "tools/timing.hpp"
 #include "tools/tune.hpp"
@@ -24,18 +25,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The plan that ran, as the planner fitted it.
+// The plan that ran, as the planner fitted it, and where it came from.
 nlohmann::json plan_json(const LaunchPlan& p) {
-  return {{"variant", std::string(to_string(p.variant))},
-          {"tile_size", p.tile_size},
-          {"block_m", p.block_m},
-          {"num_segments", p.num_segments},
-          {"team_size", p.team_size},
-          {"vector_length", p.vector_length},
-          {"grid_teams", p.grid_teams},
-          {"tensor_cores", p.tensor_cores},
-          {"register_rows", p.register_rows},
-          {"source", p.source}};
+  nlohmann::json plan = launch_plan_json(p);
+  plan["source"] = p.source;
+  return plan;
 }
 
 nlohmann::json timing_json(const Timing& t, std::size_t runs) {
