@@ -91,7 +91,7 @@ def plot_latency_vs_batch(doc, cases, impls, color_of, dtype, path):
                 continue
             for label in impls:
                 for pattern in LINESTYLES:
-                    points = sorted((c["spec"]["batch_size"], impls[label][c["name"]]["mean_us"]) for c in panel
+                    points = sorted((c["spec"]["batch_size"], suite_json.time_us(impls[label][c["name"]])) for c in panel
                                     if suite_json.pattern(c) == pattern and c["name"] in impls[label])
                     if points:
                         ax.plot(*zip(*points), color=color_of[label], ls=LINESTYLES[pattern], marker=MARKERS[pattern],
@@ -121,7 +121,7 @@ def plot_latency_vs_tokens(doc, cases, impls, color_of, dtype, path):
                 x = [tokens for tokens, _ in hits]
                 style = dict(color=color_of[label], marker=MARKERS[pattern], s=12, alpha=0.8,
                              facecolors="none" if pattern == "fixed" else color_of[label])
-                axes[0][col].scatter(x, [r["mean_us"] for _, r in hits], **style)
+                axes[0][col].scatter(x, [suite_json.time_us(r) for _, r in hits], **style)
                 limit = [(t, 100 * suite_json.limit_share(r)) for t, r in hits if suite_json.limit_share(r) is not None]
                 if limit:
                     axes[1][col].scatter(*zip(*limit), **style)
@@ -152,10 +152,10 @@ def plot_serving(doc, cases, impls, color_of, path):
                 row = impls[label].get(name)
                 if row is None:
                     continue
-                ax.plot(row["mean_us"], y + i * step, "o", color=color_of[label])
+                ax.plot(suite_json.time_us(row), y + i * step, "o", color=color_of[label])
                 share = suite_json.limit_share(row)
                 if share is not None:
-                    ax.annotate(percent_label(share), (row["mean_us"], y + i * step), xytext=(5, 0),
+                    ax.annotate(percent_label(share), (suite_json.time_us(row), y + i * step), xytext=(5, 0),
                                 textcoords="offset points", va="center", fontsize=7)
         ax.set_yticks([y + 0.4 - step / 2 for y in range(len(names))], names, fontsize=8)
         ax.set_ylim(len(names) - 0.1, -0.1 - step)

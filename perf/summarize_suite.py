@@ -32,7 +32,7 @@ def summary_rows(doc):
     for (dtype, group), cases in sorted(groups.items()):
         ran = [c for c in cases if c["name"] in kattn]
         shares = [s for s in (suite_json.limit_share(kattn[c["name"]]) for c in ran) if s is not None]
-        ratios = {b: [impls[b][c["name"]]["mean_us"] / kattn[c["name"]]["mean_us"] for c in ran if c["name"] in impls[b]]
+        ratios = {b: [suite_json.time_us(impls[b][c["name"]]) / suite_json.time_us(kattn[c["name"]]) for c in ran if c["name"] in impls[b]]
                   for b in baselines}
         rows.append((dtype, group[1], len(cases), shares, ratios))
     return rows

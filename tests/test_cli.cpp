@@ -162,7 +162,7 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   EXPECT_NE(r.output.find("copy bandwidth"), std::string::npos) << r.output;
   std::ifstream in(output);
   const nlohmann::json doc = nlohmann::json::parse(in);
-  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("schema_version"), 3);
   EXPECT_EQ(doc.at("commit"), "abc123");
   EXPECT_FALSE(doc.at("device").get<std::string>().empty());
   EXPECT_GT(doc.at("hardware").at("copy_gb_per_s").get<double>(), 0.0);
@@ -178,7 +178,7 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   const nlohmann::json& result = doc.at("results").at(0);
   EXPECT_EQ(result.at("num_tokens"), query_lens[0] + query_lens[1] + query_lens[2]);
   EXPECT_NEAR(result.at("bandwidth_share").get<double>(),
-              result.at("gb_per_s").get<double>() / doc.at("hardware").at("copy_gb_per_s").get<double>(), 1e-12);
+              result.at("kernel_gb_per_s").get<double>() / doc.at("hardware").at("copy_gb_per_s").get<double>(), 1e-12);
   EXPECT_TRUE(result.at("peak_share").is_null());
   EXPECT_NE(result.at("plan_source").get<std::string>(), "");  // the plan that ran, even with no warm-up
 }

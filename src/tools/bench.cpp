@@ -66,10 +66,15 @@ int bench_command(const BenchOptions& o) {
       const DeviceProblem<Q, Cache, Out> device = synthesize_problem<Q, Cache, Out>(layout, spec.seed);
       const Work work = work_of(layout, sizeof(Q), sizeof(Cache));
       report.add_case(spec, layout, work);
+      const BatchMetadata batch_metadata =
+          host_batch_metadata(layout.cu_seqlens_q.data(), layout.seq_lens.data(), layout.geometry.num_seqs);
+      Workspace workspace;
       for (const AttentionOptions& options : configurations) {
         LaunchPlan plan;
         const Timing t = time_runs(device, options, o.warmup, o.runs, plan);
-        report.add_result(spec, layout.geometry, plan, bool(options.variant), t, work);
+        const AttentionPlan planned = plan_attention(device.inputs, device.params, batch_metadata, workspace, options);
+        const RunTimings r = time_plan_runs(device, planned, o.warmup, o.runs);
+        report.add_result(spec, layout.geometry, plan, bool(options.variant), t, r, work);
       }
     });
   }

@@ -60,11 +60,13 @@ BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
   fmt::print("copy bandwidth {:.1f} GB/s (read + write); peak TFLOP/s", limits_.copy_gb_per_s);
   for (const auto& [dtype, peak] : limits_.peak_tflop_per_s)
     fmt::print(" {} {}", dtype, peak ? fmt::format("{:.1f}", *peak) : "unknown");
-  fmt::print(" ({})\n{} warm-up + {} timed runs each, host call to completion\n", limits_.peak_source,
-             options_.warmup, options_.runs);
-  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n", "case",
-             "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "min us", "GB/s", "TFLOP/s", "%copy", "%peak",
-             "plan");
+  fmt::print(" ({})\n{} warm-up + {} timed runs each; mean: attention() host call to completion; run: the plan's"
+             " run() host call to completion (host: its host time alone); kernel: device events, L2 flushed;"
+             " GB/s, TFLOP/s and shares on kernel time\n",
+             limits_.peak_source, options_.warmup, options_.runs);
+  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>8} {:>6} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n",
+             "case", "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "run us", "host", "kernel us", "GB/s",
+             "TFLOP/s", "%copy", "%peak", "plan");
 }
 
 // What ran: geometry and per-sequence shapes, enough for another tool to rebuild the batch.
@@ -90,18 +92,20 @@ void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const
 }
 
 void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced,
-                             const Timing& t, const Work& work) {
-  const double gbs = work.bytes / (t.mean_us * 1e3);
-  const double tflops = work.flops / (t.mean_us * 1e6);
-  const double bandwidth_share = gbs / limits_.copy_gb_per_s;
+                             const Timing& t, const RunTimings& r, const Work& work) {
+  const auto rates = [&](double us) { return std::pair(work.bytes / (us * 1e3), work.flops / (us * 1e6)); };
+  const auto [gbs, tflops] = rates(t.mean_us);
+  const auto [kernel_gbs, kernel_tflops] = rates(r.kernel.mean_us);
+  const double bandwidth_share = kernel_gbs / limits_.copy_gb_per_s;
   const std::optional<double> peak = peak_tflop_per_s(limits_, spec.dtype);
-  const std::optional<double> peak_share = peak ? std::optional<double>(tflops / *peak) : std::nullopt;
-  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
-             spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
-             plan.vector_length, t.mean_us, t.stddev_us, t.min_us, gbs, tflops, percent(bandwidth_share),
-             percent(peak_share),
-             forced ? std::string("forced")
-                    : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
+  const std::optional<double> peak_share = peak ? std::optional<double>(kernel_tflops / *peak) : std::nullopt;
+  fmt::print(
+      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>8.1f} {:>6.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
+      spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
+      plan.vector_length, t.mean_us, t.stddev_us, r.call.mean_us, r.host.mean_us, r.kernel.mean_us, kernel_gbs,
+      kernel_tflops, percent(bandwidth_share), percent(peak_share),
+      forced ? std::string("forced")
+             : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
   std::fflush(stdout);
   nlohmann::json row = launch_plan_json(plan);
   row.update({{"case", spec.name},
@@ -112,20 +116,30 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
               {"mean_us", t.mean_us},
               {"stddev_us", t.stddev_us},
               {"min_us", t.min_us},
+              {"median_us", t.median_us},
+              {"p90_us", t.p90_us},
+              {"run_mean_us", r.call.mean_us},
+              {"run_median_us", r.call.median_us},
+              {"run_host_mean_us", r.host.mean_us},
+              {"kernel_mean_us", r.kernel.mean_us},
+              {"kernel_median_us", r.kernel.median_us},
+              {"kernel_p90_us", r.kernel.p90_us},
               {"bytes", work.bytes},
               {"flops", work.flops},
               {"gb_per_s", gbs},
               {"tflop_per_s", tflops},
+              {"kernel_gb_per_s", kernel_gbs},
+              {"kernel_tflop_per_s", kernel_tflops},
               {"bandwidth_share", bandwidth_share},
               {"peak_share", optional_json(peak_share)},
               {"num_seqs", g.num_seqs},
-                      {"num_tokens", g.num_tokens}});
+              {"num_tokens", g.num_tokens}});
   results_.push_back(row);
 }
 
 void BenchReport::write_json(const std::string& path) const {
   const nlohmann::json doc{{"schema", "kattn-bench"},
-                           {"schema_version", 2},
+                           {"schema_version", 3},
                            {"backend", ExecutionSpace::name()},
                            {"arch", std::string(build_arch())},
                            {"device", limits_.device},
@@ -138,7 +152,10 @@ void BenchReport::write_json(const std::string& path) const {
                            {"untuned", options_.untuned},
                            {"tuning_table", options_.tuning_table.empty() ? nlohmann::json(nullptr)
                                                                           : nlohmann::json(options_.tuning_table)},
-                           {"timing", "host call to completion, fenced before and after each run"},
+                           {"timing", "mean_us: attention() host call to completion, fenced before and after each run; "
+                                      "run_*: the plan's run(), planned once (run_host: the call alone); kernel_*: "
+                                      "device events around run(), L2 flushed before each; gb_per_s and tflop_per_s on "
+                                      "mean_us, kernel_* rates and the shares on kernel time"},
                            {"hardware", to_json(limits_)},
                            {"cases", cases_},
                            {"results", results_}};

@@ -20,8 +20,9 @@ class BenchReport {
  public:
   BenchReport(const BenchOptions& options, HardwareLimits limits);
   void add_case(const WorkloadSpec& spec, const HostProblem& layout, const Work& work);
+  // t: attention() host call to completion; r: the plan's run().
   void add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced, const Timing& t,
-                  const Work& work);
+                  const RunTimings& r, const Work& work);
   void write_json(const std::string& path) const;
 
  private:

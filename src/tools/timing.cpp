@@ -26,9 +26,15 @@ Timing summarize(const std::vector<double>& samples) {
   for (double s : samples) t.mean_us += s / double(samples.size());
   for (double s : samples) t.stddev_us += (s - t.mean_us) * (s - t.mean_us) / double(samples.size());
   t.stddev_us = std::sqrt(t.stddev_us);
-  t.min_us = *std::min_element(samples.begin(), samples.end());
+  std::vector<double> sorted = samples;
+  std::sort(sorted.begin(), sorted.end());
+  t.min_us = sorted.front();
+  t.median_us = sorted[sorted.size() / 2];
+  t.p90_us = sorted[std::min(sorted.size() - 1, sorted.size() * 9 / 10)];
   return t;
 }
+
+std::size_t l2_flush_bytes() { return host_backend() ? 0 : std::size_t(256) << 20; }
 
 std::string today() {
   const std::time_t now = std::time(nullptr);

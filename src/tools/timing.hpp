@@ -1,8 +1,10 @@
-// What `kattn bench` and `kattn tune` measure, and how: the least work of a problem and the host
-// call to completion of kattn::attention, fenced before and after each run.
+// What `kattn bench` and `kattn tune` measure, and how: the least work of a problem; the host call
+// to completion of kattn::attention, fenced before and after each run; and of a plan's run(): its
+// host call to completion, its host time alone, and its kernel time from device events.
 #pragma once
 
 #include "kattn/attention.hpp"
+#include "kattn/core/stream_instance.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <algorithm>
@@ -26,6 +28,8 @@ struct Timing {
   double mean_us = 0.0;
   double stddev_us = 0.0;
   double min_us = 0.0;
+  double median_us = 0.0;
+  double p90_us = 0.0;
 };
 
 Timing summarize(const std::vector<double>& samples_us);
@@ -54,6 +58,41 @@ template <class Device>
 Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, int runs, LaunchPlan& plan) {
   warm_up(d, options, warmup, plan);
   return summarize(timed_runs(d, options, runs, plan));
+}
+
+// Timings of a plan's run() (the plan made once, outside): `call` from the host call to completion
+// (fenced before and after), `host` the call alone (it enqueues launches; the device finishes
+// after), `kernel` the device time of its launches from events, the L2 flushed before each run
+// (as triton.testing.do_bench times the baselines).
+struct RunTimings {
+  Timing call, host, kernel;
+};
+
+// Bytes written between kernel-timed runs to flush the L2 (0 on the host).
+std::size_t l2_flush_bytes();
+
+template <class Device>
+RunTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup, int runs) {
+  const ExecutionSpace space;
+  for (int i = 0; i < warmup; ++i) run(plan, d.inputs, d.out, space);
+  space.fence();
+  std::vector<double> call, host, kernel;
+  for (int i = 0; i < runs; ++i) {
+    Kokkos::Timer timer;
+    run(plan, d.inputs, d.out, space);
+    host.push_back(timer.seconds() * 1e6);
+    space.fence();
+    call.push_back(timer.seconds() * 1e6);
+  }
+  const Kokkos::View<char*, MemorySpace> flush("kattn::l2_flush", l2_flush_bytes());
+  DeviceEvents events(space);
+  for (int i = 0; i < runs; ++i) {
+    Kokkos::deep_copy(space, flush, char(i));
+    events.start();
+    run(plan, d.inputs, d.out, space);
+    kernel.push_back(events.stop_us());
+  }
+  return {summarize(call), summarize(host), summarize(kernel)};
 }
 
 // "2026-11-23" (UTC), for the provenance of written results.

@@ -1,6 +1,7 @@
 // The one place that knows a backend's native handles: the execution-space instance for a
-// caller's stream (cudaStream_t, hipStream_t: PyTorch's current stream, say) and the device the
-// calling thread has made current, on which Kokkos must run to share the caller's context.
+// caller's stream (cudaStream_t, hipStream_t: PyTorch's current stream, say), the device the
+// calling thread has made current, on which Kokkos must run to share the caller's context, and
+// the events that time a stream's work.
 #pragma once
 
 #include "kattn/core/error.hpp"
@@ -62,5 +63,71 @@ inline ExecutionSpace instance_for_stream(void* stream) {
 #endif
   throw NotSupported(std::string("stream: must be null on the ") + ExecutionSpace::name() + " execution space");
 }
+
+// Device time between two points of an instance's stream, from events (CUDA, HIP): what the
+// kernels enqueued between start() and stop() took on the device, without the host's part. Host
+// spaces have no events: there it is the host time from start() to a fence at stop().
+class DeviceEvents {
+ public:
+  explicit DeviceEvents(const ExecutionSpace& space) : space_(space) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    cudaEventCreate(&start_);
+    cudaEventCreate(&stop_);
+#elif defined(KOKKOS_ENABLE_HIP)
+    hipEventCreate(&start_);
+    hipEventCreate(&stop_);
+#endif
+  }
+  ~DeviceEvents() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+#elif defined(KOKKOS_ENABLE_HIP)
+    hipEventDestroy(start_);
+    hipEventDestroy(stop_);
+#endif
+  }
+  DeviceEvents(const DeviceEvents&) = delete;
+  DeviceEvents& operator=(const DeviceEvents&) = delete;
+
+  void start() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    cudaEventRecord(start_, space_.cuda_stream());
+#elif defined(KOKKOS_ENABLE_HIP)
+    hipEventRecord(start_, space_.hip_stream());
+#else
+    timer_.reset();
+#endif
+  }
+  // Waits for the work enqueued since start(); returns its device time in µs.
+  double stop_us() {
+#if defined(KOKKOS_ENABLE_CUDA)
+    cudaEventRecord(stop_, space_.cuda_stream());
+    cudaEventSynchronize(stop_);
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, start_, stop_);
+    return 1e3 * ms;
+#elif defined(KOKKOS_ENABLE_HIP)
+    hipEventRecord(stop_, space_.hip_stream());
+    hipEventSynchronize(stop_);
+    float ms = 0.0f;
+    hipEventElapsedTime(&ms, start_, stop_);
+    return 1e3 * ms;
+#else
+    space_.fence();
+    return timer_.seconds() * 1e6;
+#endif
+  }
+
+ private:
+  ExecutionSpace space_;
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaEvent_t start_{}, stop_{};
+#elif defined(KOKKOS_ENABLE_HIP)
+  hipEvent_t start_{}, stop_{};
+#else
+  Kokkos::Timer timer_;
+#endif
+};
 
 }  // namespace kattn

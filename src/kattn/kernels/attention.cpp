@@ -10,6 +10,16 @@
 #include <optional>
 
 namespace kattn {
+
+// The parts' launches of a plan and where their arrays sit in its workspace.
+struct AttentionPlan::Launches {
+  std::optional<PartLaunch> decodes;  // the leading decodes, run apart
+  std::optional<PartLaunch> main;     // the whole batch, or the sequences after the leading decodes
+  char* base = nullptr;
+  std::int32_t* counters = nullptr;  // the decode part's split-KV counters, then the main part's
+  std::size_t decode_counters = 0;
+};
+
 namespace {
 
 template <bool Segmented, class Args>
@@ -20,8 +30,8 @@ void launch_qblock(EagerLaunches& launches, const Args& args, const Geometry& g,
   const bool static_grid = is_static_grid(plan.variant);
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
       reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  const int total_q_blocks = build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
-  const int items = total_q_blocks * g.num_kv_heads * plan.num_segments;
+  build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
+  const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
   const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
@@ -48,9 +58,9 @@ void launch_qblock(EagerLaunches& launches, const Args& args, const Geometry& g,
   if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
 }
 
-// The Q-block launches read the Q-block count back to size their grid, so they run eagerly only.
 template <class Args>
-void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base,
+                 std::int32_t* counters) {
   switch (part.plan.variant) {
     case Variant::baseline:
       BaselineKernel<ExecutionSpace, Args>::launch(launches.space, args, g.num_tokens, part.plan);
@@ -59,11 +69,57 @@ void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, c
     case Variant::qblock_static: launch_qblock<false>(launches, args, g, part, base); break;
     case Variant::segmented:
     case Variant::segmented_static: launch_qblock<true>(launches, args, g, part, base); break;
-    case Variant::split_kv: launch_split_kv(launches, args, g, part, base); break;
+    case Variant::split_kv: launch_split_kv(launches, args, g, part, base, counters); break;
   }
 }
 
+bool operator==(const Geometry& a, const Geometry& b) {
+  return a.num_tokens == b.num_tokens && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
+         a.head_size == b.head_size && a.num_blocks == b.num_blocks && a.block_size == b.block_size &&
+         a.num_seqs == b.num_seqs && a.max_blocks_per_seq == b.max_blocks_per_seq;
+}
+
 }  // namespace
+
+template <class Q, class Cache>
+AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
+                             const BatchMetadata& batch, Workspace& workspace, const AttentionOptions& options) {
+  const Geometry g = in.geometry();
+  validate_geometry(g);
+  validate_params(params);
+  if (batch.num_seqs != g.num_seqs || batch.num_tokens != g.num_tokens)
+    throw InvalidProblem("batch", "describes " + std::to_string(batch.num_seqs) + " sequences of " +
+                                      std::to_string(batch.num_tokens) + " tokens; the inputs hold " +
+                                      std::to_string(g.num_seqs) + " and " + std::to_string(g.num_tokens));
+  BatchMetadata windowed = batch;
+  windowed.apply_call_window(params, in.prefix_lens.extent(0) > 0);
+  const CallPlan call = plan_call(windowed, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
+  // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.
+  const int decodes = call.main.decodes_apart;
+  auto launches = std::make_shared<AttentionPlan::Launches>();
+  Workspace::Layout layout;
+  if (call.decodes) launches->decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, 0, decodes, g, layout);
+  launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, decodes,
+                         g.num_tokens - decodes, g, layout);
+  launches->base = workspace.commit(layout);
+  launches->decode_counters = launches->decodes ? split_kv_counters(*launches->decodes, g) : 0;
+  launches->counters = workspace.counters(launches->decode_counters + split_kv_counters(*launches->main, g));
+  return AttentionPlan(g, params, call, std::move(launches));
+}
+
+template <class Q, class Cache, class Out>
+void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out,
+         const std::optional<ExecutionSpace>& space) {
+  const Geometry g = in.geometry();
+  if (!(g == plan.geometry()))
+    throw InvalidProblem("inputs", "their geometry differs from the one the plan was made for");
+  validate_inputs(in, out, g, false);
+  const AttentionPlan::Launches& parts = *plan.launches();
+  const auto args = make_kernel_args(in, plan.params(), out);
+  EagerLaunches launches{space.value_or(ExecutionSpace())};
+  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base, parts.counters);
+  launch_part(launches, args, g, *parts.main, parts.base, parts.counters + parts.decode_counters);
+}
 
 template <class Q, class Cache, class Out>
 LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
@@ -72,7 +128,9 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   validate_inputs(in, out, g, options.check_values);
   validate_params(params);
 
-  if (options.check_values) {  // the index tensors are small; their host copies serve validation
+  const ExecutionSpace space = options.space.value_or(ExecutionSpace());
+  BatchMetadata batch;
+  if (options.check_values) {  // the index tensors are small; their host copies serve validation and planning
     const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
     const auto cu_seqlens_q = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.cu_seqlens_q);
     const auto seq_lens = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.seq_lens);
@@ -80,32 +138,27 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
     validate_batch_index(g, {block_table.data(), cu_seqlens_q.data(), seq_lens.data(),
                              prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
                              in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
+    batch = host_batch_metadata(cu_seqlens_q.data(), seq_lens.data(), g.num_seqs);
+  } else {
+    batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   }
-
-  const ExecutionSpace space = options.space.value_or(ExecutionSpace());
-  const BatchMetadata batch =
-      call_batch_metadata(space, in.cu_seqlens_q, in.seq_lens, params, in.prefix_lens.extent(0) > 0);
-  const CallPlan call = plan_call(batch, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
-  const auto args = make_kernel_args(in, params, out);
-  // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.
-  const int decodes = call.main.decodes_apart;
-  Workspace::Layout layout;
-  std::optional<PartLaunch> decode_part;
-  if (call.decodes) decode_part.emplace(*call.decodes, 0, 0, decodes, g, layout);
-  const PartLaunch main_part(call.main, decodes, decodes, g.num_tokens - decodes, g, layout);
-  char* base = Workspace::instance().commit(layout);
-  EagerLaunches launches{space};
-  if (decode_part) launch_part(launches, args, g, *decode_part, base);
-  launch_part(launches, args, g, main_part, base);
-  return call.main;
+  const AttentionPlan plan = plan_attention(in, params, batch, Workspace::instance(), options);
+  run(plan, in, out, space);
+  return plan.call().main;
 }
 
 // The storage combinations kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the
 // cache and out each q's type or fp8.
-#define KATTN_INSTANTIATE(Q, Cache, Out)                                                                \
-  template LaunchPlan attention<Q, Cache, Out>(const AttentionInputs<Q, Cache>&, const AttentionParams&, \
-                                               const AttentionOutput<Out>&, const AttentionOptions&);
-#define KATTN_INSTANTIATE_Q(Q)          \
+#define KATTN_INSTANTIATE(Q, Cache, Out)                                                                      \
+  template LaunchPlan attention<Q, Cache, Out>(const AttentionInputs<Q, Cache>&, const AttentionParams&,       \
+                                               const AttentionOutput<Out>&, const AttentionOptions&);          \
+  template void run<Q, Cache, Out>(const AttentionPlan&, const AttentionInputs<Q, Cache>&, const AttentionOutput<Out>&, \
+                                   const std::optional<ExecutionSpace>&);
+#define KATTN_INSTANTIATE_Q(Q)                                                                              \
+  template AttentionPlan plan_attention<Q, Q>(const AttentionInputs<Q, Q>&, const AttentionParams&,             \
+                                              const BatchMetadata&, Workspace&, const AttentionOptions&);       \
+  template AttentionPlan plan_attention<Q, fp8_e4m3_t>(const AttentionInputs<Q, fp8_e4m3_t>&, const AttentionParams&, \
+                                                       const BatchMetadata&, Workspace&, const AttentionOptions&); \
   KATTN_INSTANTIATE(Q, Q, Q)            \
   KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t)   \
   KATTN_INSTANTIATE(Q, fp8_e4m3_t, Q)   \

@@ -2,6 +2,8 @@
 
 #include "kattn/core/compat.hpp"
 
+#include <algorithm>
+
 namespace kattn {
 namespace {
 
@@ -10,6 +12,26 @@ struct SequenceFeatures {
   SequenceTotals decodes, others;
   int first_other;
 };
+
+KOKKOS_INLINE_FUNCTION void add_sequence(SequenceFeatures& v, int s, int query_len, int seq_len) {
+  SequenceTotals one;
+  one.num_seqs = 1;
+  one.num_tokens = one.max_query_len = query_len;
+  one.total_seq_len = one.max_seq_len = seq_len;
+  if (one.num_tokens == 1) {
+    v.decodes.add(one);
+  } else {
+    v.others.add(one);
+    if (s < v.first_other) v.first_other = s;
+  }
+}
+
+BatchMetadata from_features(SequenceFeatures features, int num_seqs) {
+  if (num_seqs == 0) features.first_other = 0;
+  const int leading = features.first_other < features.decodes.num_seqs ? features.first_other
+                                                                        : features.decodes.num_seqs;
+  return BatchMetadata(features.decodes, features.others, leading);
+}
 
 struct FeatureReduction {
   using value_type = SequenceFeatures;
@@ -27,16 +49,7 @@ struct FeatureReduction {
     const_cast<value_type&>(into) = sum;
   }
   KOKKOS_INLINE_FUNCTION void operator()(int s, value_type& v) const {
-    SequenceTotals one;
-    one.num_seqs = 1;
-    one.num_tokens = one.max_query_len = cu_seqlens_q(s + 1) - cu_seqlens_q(s);
-    one.total_seq_len = one.max_seq_len = seq_lens(s);
-    if (one.num_tokens == 1) {
-      v.decodes.add(one);
-    } else {
-      v.others.add(one);
-      if (s < v.first_other) v.first_other = s;
-    }
+    add_sequence(v, s, cu_seqlens_q(s + 1) - cu_seqlens_q(s), seq_lens(s));
   }
 };
 
@@ -91,10 +104,23 @@ BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVec
   SequenceFeatures features{};  // one reduction, one round trip
   Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
                           FeatureReduction{cu_seqlens_q, seq_lens, num_seqs}, features);
-  if (num_seqs == 0) features.first_other = 0;
-  const int leading = features.first_other < features.decodes.num_seqs ? features.first_other
-                                                                        : features.decodes.num_seqs;
-  return BatchMetadata(features.decodes, features.others, leading);
+  return from_features(features, num_seqs);
+}
+
+BatchMetadata host_batch_metadata(const std::int32_t* cu_seqlens_q, const std::int32_t* seq_lens, int num_seqs) {
+  SequenceFeatures features{SequenceTotals{}, SequenceTotals{}, num_seqs};
+  for (int s = 0; s < num_seqs; ++s) add_sequence(features, s, cu_seqlens_q[s + 1] - cu_seqlens_q[s], seq_lens[s]);
+  return from_features(features, num_seqs);
+}
+
+BatchMetadata bounded_batch_metadata(int num_seqs, int num_tokens, int max_query_len, int max_seq_len) {
+  SequenceTotals all;
+  all.num_seqs = num_seqs;
+  all.num_tokens = num_tokens;
+  all.max_query_len = max_query_len;
+  all.max_seq_len = max_seq_len;
+  all.total_seq_len = std::int64_t(num_seqs) * max_seq_len;
+  return max_query_len <= 1 ? BatchMetadata(all, SequenceTotals{}, num_seqs) : BatchMetadata(SequenceTotals{}, all, 0);
 }
 
 BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
@@ -104,14 +130,18 @@ BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector
   return batch;
 }
 
-int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
-                          const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
-  std::int32_t total = 0;
+void build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
+                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
   const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
+  if (num_seqs == 0) return Kokkos::deep_copy(space, cu_q_blocks, 0);
   Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
-                        QBlockScan{cu_seqlens_q, cu_q_blocks, block_q, first_seq}, total);
-  if (num_seqs == 0) Kokkos::deep_copy(space, cu_q_blocks, 0);
-  return total;
+                        QBlockScan{cu_seqlens_q, cu_q_blocks, block_q, first_seq});
+}
+
+int max_q_blocks(const BatchMetadata& batch, int block_q) {
+  const std::int64_t by_tokens = (std::int64_t(batch.num_tokens) + std::int64_t(batch.num_seqs) * (block_q - 1)) / block_q;
+  const std::int64_t by_longest = std::int64_t(batch.num_seqs) * ((batch.max_query_len + block_q - 1) / block_q);
+  return int(std::min(by_tokens, by_longest));
 }
 
 }  // namespace kattn

@@ -60,6 +60,14 @@ struct BatchMetadata {
   BatchMetadata after_leading_decodes() const;
 };
 
+// The features from host copies of cu_seqlens_q [num_seqs + 1] and seq_lens [num_seqs]: exact, no
+// device work.
+BatchMetadata host_batch_metadata(const std::int32_t* cu_seqlens_q, const std::int32_t* seq_lens, int num_seqs);
+
+// An upper bound from what a server knows without the arrays (vLLM passes max_seqlen_q and
+// max_seqlen_k): every sequence at the longest length; all decodes when max_query_len is 1.
+BatchMetadata bounded_batch_metadata(int num_seqs, int num_tokens, int max_query_len, int max_seq_len);
+
 // One device reduction over the sequences on `space` and one small copy back.
 BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                      const IndexVector& seq_lens);
@@ -69,9 +77,13 @@ BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector
                                   const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm);
 
 // cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s,
-// counting none for the sequences before first_seq; cu_q_blocks has num_seqs + 1 entries.
-// Returns the total.
-int build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
-                          const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
+// counting none for the sequences before first_seq; cu_q_blocks has num_seqs + 1 entries. On the
+// device, asynchronous: the kernels read the total from cu_q_blocks[num_seqs].
+void build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
+                           const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
+
+// At most how many Q blocks of block_q tokens a batch within these bounds has: the grid of a
+// Q-block launch, whose teams past the real count return at once.
+int max_q_blocks(const BatchMetadata& batch, int block_q);
 
 }  // namespace kattn

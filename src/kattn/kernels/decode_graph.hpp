@@ -12,6 +12,7 @@
 #pragma once
 
 #include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/kernels/workspace.hpp"
 #include "kattn/problem/attention_params.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
@@ -38,7 +39,7 @@ class DecodeGraph {
 
  private:
   LaunchPlan plan_;
-  Kokkos::View<char*, MemorySpace> workspace_;  // its own partials: the shared Workspace may move
+  Workspace workspace_;  // its own: the shared one may move
   std::optional<Kokkos::Experimental::Graph<ExecutionSpace>> graph_;
 };
 

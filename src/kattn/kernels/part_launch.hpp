@@ -1,8 +1,9 @@
 // The launch of one part of a call (PartLaunch) and the launches that read nothing back to the
-// host, so that a graph may capture them: split_kv and the segment reduction. They go through a
+// host, so that a graph may capture them: split_kv (one launch) and the segment reduction. They go through a
 // launch target (launch_target.hpp): straight onto an execution space, or into a graph.
 #pragma once
 
+#include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/launch_target.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/kernels/split_kv_kernel.hpp"
@@ -20,13 +21,16 @@ namespace kattn {
 struct PartLaunch {
   LaunchPlan plan;
   int first_seq = 0, first_token = 0, num_tokens = 0;
+  int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
 
-  PartLaunch(const LaunchPlan& part_plan, int first, int tokens_before, int tokens, const Geometry& g,
-             Workspace::Layout& layout)
+  PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int tokens_before, int tokens,
+             const Geometry& g, Workspace::Layout& layout)
       : plan(part_plan), first_seq(first), first_token(tokens_before), num_tokens(tokens) {
-    if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv)
+    if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
+      max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
+    }
     // Partials are indexed by the call's token, as the kernels see the whole batch.
     const std::size_t rows = std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * g.num_tokens * g.num_q_heads;
     partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
@@ -63,10 +67,23 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
   launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, static_grid});
 }
 
+// Row groups of a split-KV launch: teams per (token, KV head) before partitions.
+inline int split_kv_row_groups(const Geometry& g) { return (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows; }
+
+// Partition counters a split-KV launch of this part needs (none with one partition).
+inline std::size_t split_kv_counters(const PartLaunch& part, const Geometry& g) {
+  return part.plan.variant == Variant::split_kv && part.plan.num_segments > 1
+             ? std::size_t(part.num_tokens) * g.num_kv_heads * split_kv_row_groups(g)
+             : 0;
+}
+
+// One launch: the partitions' partials are merged by the last team of each row group, counting
+// on `counters` (split_kv_counters of them, zero).
 template <class Launches, class Args>
-void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base,
+                     std::int32_t* counters) {
   const LaunchPlan& plan = part.plan;
-  const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
+  const int row_groups = split_kv_row_groups(g);
   const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
   if (items > std::numeric_limits<int>::max())
@@ -74,10 +91,11 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
   TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
-  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.block_size, g.head_size,
+                                                                    plan.team_size, plan.num_segments)));
   launches("kattn::split_kv", policy,
-           Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, kv_rows_aligned(args)});
-  if (plan.num_segments > 1) launch_segment_reduce(launches, args, g, part, partials);
+           Kernel{args, partials, counters, plan.tile_size, plan.num_segments, row_groups, plan.vector_length,
+                  part.first_token, kv_rows_aligned(args)});
 }
 
 }  // namespace kattn

@@ -53,8 +53,11 @@ struct QBlockKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Scratch scratch(team, block_m, tile_size, args.head_size);
-    if (!static_grid) return process(team, scratch, team.league_rank());
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
+    if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
+      if (team.league_rank() < items) process(team, scratch, team.league_rank());
+      return;
+    }
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, scratch, item);
   }
 

@@ -35,8 +35,11 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     // K and V tiles for two steps, in that order: step buffer b holds K at 2b and V at 2b + 1.
     auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(4 * tile_bytes(args.head_size), 16));
-    if (!static_grid) return process(team, tiles, team.league_rank());
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
+    if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
+      if (team.league_rank() < items) process(team, tiles, team.league_rank());
+      return;
+    }
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, tiles, item);
   }
 

@@ -7,7 +7,7 @@ namespace kattn {
 Workspace& Workspace::instance() {
   static Workspace* workspace = [] {
     auto* created = new Workspace();
-    Kokkos::push_finalize_hook([created] { created->buffer_ = {}; });
+    Kokkos::push_finalize_hook([created] { *created = Workspace(); });
     return created;
   }();
   return *workspace;
@@ -27,6 +27,14 @@ char* Workspace::commit(const Layout& layout) {
                                 layout.bytes() + layout.bytes() / 4);  // room to grow before the next allocation
   }
   return buffer_.data();
+}
+
+std::int32_t* Workspace::counters(std::size_t count) {
+  if (counters_.extent(0) < count) {
+    Kokkos::fence();
+    counters_ = decltype(counters_)("kattn::workspace_counters", count + count / 4);  // zero-initialised
+  }
+  return counters_.data();
 }
 
 }  // namespace kattn

@@ -1,8 +1,9 @@
-// Device buffers kattn reuses across calls (segment partials, Q-block offsets): once the
-// workspace has grown to the largest batch seen, a call allocates nothing, which keeps the host
-// overhead of a decode step to its launches. One per process, released at Kokkos::finalize.
-// Calls share it, so they must come from one host thread, in order (as in an inference server's
-// model step); a call that grows it frees the old buffer, which waits for running kernels.
+// Device buffers kattn reuses across calls (segment partials, Q-block offsets, the split-KV
+// kernel's partition counters): once a workspace has grown to the largest batch seen, a call
+// allocates nothing, which keeps the host overhead of a decode step to its launches. instance() is
+// the one attention() calls share, released at Kokkos::finalize; calls that share it must come
+// from one host thread, in order; a call that grows it frees the old buffer, which waits for
+// running kernels. A decode graph owns a workspace of its own.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
@@ -27,9 +28,12 @@ class Workspace {
     std::size_t bytes_ = 0;
   };
   char* commit(const Layout& layout);
+  // `count` counters, zero: the kernels that count on them leave them zero when they finish.
+  std::int32_t* counters(std::size_t count);
 
  private:
   Kokkos::View<char*, MemorySpace> buffer_;
+  Kokkos::View<std::int32_t*, MemorySpace> counters_;
 };
 
 }  // namespace kattn
