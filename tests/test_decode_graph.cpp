@@ -72,7 +72,10 @@ void expect_matches(const std::vector<float>& out, const HostProblem& problem, c
 class DecodeGraphReplay : public ::testing::TestWithParam<std::tuple<DType, bool /*features*/>> {};
 
 TEST_P(DecodeGraphReplay, EachReplayReadsTheBuffersOfItsStep) {
-  const auto [dtype, features] = GetParam();
+  // Not a structured binding: the lambda below uses `features`, which C++17 lets no lambda capture
+  // (g++ accepts it, clang and hipcc do not).
+  const DType dtype = std::get<0>(GetParam());
+  const bool features = std::get<1>(GetParam());
   const HostProblem first = generate_batch(decode_spec(dtype, features));
   dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
     using T = decltype(q);

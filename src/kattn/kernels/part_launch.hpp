@@ -90,7 +90,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
   const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
-  TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
+  typename Kernel::Policy policy(launches.space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.block_size, g.head_size,
                                                                     plan.team_size, plan.num_segments)));
   launches("kattn::split_kv", policy,

@@ -33,6 +33,7 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
 // the lane chunks a lane holds in registers: one on GPUs (a lane per 8 head elements, up to 32
 // lanes), the whole row on the host, whose vector length is 1. Head sizes up to 256 either way.
 constexpr int kSplitKvStepKeys = 4;
+constexpr int kSplitKvMaxThreads = 256;  // workers × lanes of a team (the kernel's launch bound)
 template <class Space>
 constexpr int kSplitKvLaneChunks = Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible ? 32 : 1;
 constexpr int kSplitKvMaxHead = 256;

@@ -22,7 +22,9 @@ namespace kattn {
 
 template <class Space, class Args>
 struct SplitKvKernel {
-  using Policy = Kokkos::TeamPolicy<Space>;
+  // At most 256 threads a team and 2 teams an SM: registers capped at 128 a thread, so that
+  // 4 teams of 128 threads share an SM (uncapped, the key loop took 220+ and 2 teams fit).
+  using Policy = Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kSplitKvMaxThreads, 2>>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
   static constexpr int kRows = kSplitKvMaxRows;
@@ -157,16 +159,21 @@ struct SplitKvKernel {
                                      : -compat::infinity();
           step_max = compat::fmax(step_max, logits[s]);
         }
-        SoftmaxState state{row_max[r], row_sum[r]};
-        const float alpha = state.rescale_to(step_max);
-        KATTN_UNROLL
-        for (int c = 0; c < kChunks; ++c)
+        // The running max moves only now and then: rescale only then.
+        const float new_max = compat::fmax(row_max[r], step_max);
+        if (new_max != row_max[r]) {
+          const float alpha = row_max[r] == -compat::infinity() ? 0.0f : softmax_exp(row_max[r] - new_max);
+          row_sum[r] *= alpha;
           KATTN_UNROLL
-          for (int e = 0; e < kLaneElements; ++e) out[r][c][e] *= alpha;
+          for (int c = 0; c < kChunks; ++c)
+            KATTN_UNROLL
+            for (int e = 0; e < kLaneElements; ++e) out[r][c][e] *= alpha;
+          row_max[r] = new_max;
+        }
         KATTN_UNROLL
         for (int s = 0; s < kSteps; ++s) {
-          const float p = state.weight(logits[s]);
-          state.sum += p;
+          const float p = logits[s] == -compat::infinity() ? 0.0f : softmax_exp(logits[s] - new_max);
+          row_sum[r] += p;
           KATTN_UNROLL
           for (int c = 0; c < kChunks; ++c) {
             if (c >= chunks) break;
@@ -174,8 +181,6 @@ struct SplitKvKernel {
             for (int e = 0; e < kLaneElements; ++e) out[r][c][e] += p * lane_to_float(v[s][c].values[e]);
           }
         }
-        row_max[r] = state.max;
-        row_sum[r] = state.sum;
       }
     }
     for (int r = 0; r < rows; ++r) {

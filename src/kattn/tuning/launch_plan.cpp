@@ -118,7 +118,9 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     while (lanes < lanes_for(g.head_size)) lanes *= 2;
     plan.vector_length = register_lanes<ExecutionSpace>(lanes);
     plan.team_size = std::clamp(
-        plan.team_size, 1, Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+        plan.team_size, 1,
+        std::min(kSplitKvMaxThreads / plan.vector_length,
+                 Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag())));
     plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
     const int max_keys = std::max(batch.max_visible_keys(), 1);
     plan.tile_size = std::clamp(plan.tile_size, 1, max_keys);
