@@ -2,12 +2,14 @@
 # The test suite on a fresh Debian 12 machine: set-up, then configure, build and test the
 # OpenMP preset, install it and build and run examples/c_api against the installed package,
 # then the whole suite again under ASan + UBSan, and each libFuzzer target for a minute
-# (workflow presets `openmp`, `debug`, `fuzz`).
+# (workflow presets `openmp`, `debug`, `fuzz`); every target is also built with clang (`clang`),
+# the compiler family of the HIP build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Kokkos_ROOT="$(bash scripts/bootstrap.sh)"
 export Kokkos_ROOT
 cmake --workflow --preset openmp
 bash scripts/check_install.sh build/openmp
+cmake --workflow --preset clang
 cmake --workflow --preset debug
 cmake --workflow --preset fuzz

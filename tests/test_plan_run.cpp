@@ -76,7 +76,7 @@ TEST_P(PlanRun, APlanServesLaterStepsOfItsShapes) {
     run(plan, one.inputs, one.out);
     expect_matches(download_out(one.out), first, "first step");
     run(plan, two.inputs, two.out);
-    run(plan, two.inputs, two.out);  // runs are idempotent: the split-KV counters are left at zero
+    run(plan, two.inputs, two.out);  // runs are idempotent: nothing of an earlier run carries over
     expect_matches(download_out(two.out), second, "next step, same plan");
   });
 }

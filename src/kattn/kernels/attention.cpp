@@ -16,8 +16,6 @@ struct AttentionPlan::Launches {
   std::optional<PartLaunch> decodes;  // the leading decodes, run apart
   std::optional<PartLaunch> main;     // the whole batch, or the sequences after the leading decodes
   char* base = nullptr;
-  std::int32_t* counters = nullptr;  // the decode part's split-KV counters, then the main part's
-  std::size_t decode_counters = 0;
 };
 
 namespace {
@@ -59,8 +57,7 @@ void launch_qblock(EagerLaunches& launches, const Args& args, const Geometry& g,
 }
 
 template <class Args>
-void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base,
-                 std::int32_t* counters) {
+void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
   switch (part.plan.variant) {
     case Variant::baseline:
       BaselineKernel<ExecutionSpace, Args>::launch(launches.space, args, g.num_tokens, part.plan);
@@ -69,7 +66,7 @@ void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, c
     case Variant::qblock_static: launch_qblock<false>(launches, args, g, part, base); break;
     case Variant::segmented:
     case Variant::segmented_static: launch_qblock<true>(launches, args, g, part, base); break;
-    case Variant::split_kv: launch_split_kv(launches, args, g, part, base, counters); break;
+    case Variant::split_kv: launch_split_kv(launches, args, g, part, base); break;
   }
 }
 
@@ -102,8 +99,6 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
   launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, decodes,
                          g.num_tokens - decodes, g, layout);
   launches->base = workspace.commit(layout);
-  launches->decode_counters = launches->decodes ? split_kv_counters(*launches->decodes, g) : 0;
-  launches->counters = workspace.counters(launches->decode_counters + split_kv_counters(*launches->main, g));
   return AttentionPlan(g, params, call, std::move(launches));
 }
 
@@ -117,8 +112,8 @@ void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in, const A
   const AttentionPlan::Launches& parts = *plan.launches();
   const auto args = make_kernel_args(in, plan.params(), out);
   EagerLaunches launches{space.value_or(ExecutionSpace())};
-  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base, parts.counters);
-  launch_part(launches, args, g, *parts.main, parts.base, parts.counters + parts.decode_counters);
+  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base);
+  launch_part(launches, args, g, *parts.main, parts.base);
 }
 
 template <class Q, class Cache, class Out>

@@ -40,12 +40,11 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
   Workspace::Layout layout;
   const PartLaunch part(plan_, batch, 0, 0, g.num_tokens, g, layout);
   char* base = workspace_.commit(layout);
-  std::int32_t* counters = workspace_.counters(split_kv_counters(part, g));
   const auto args = make_kernel_args(buffers, params, out);
   const ExecutionSpace space = options.space.value_or(ExecutionSpace());
   graph_ = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
     GraphLaunches launches{space, root};
-    launch_split_kv(launches, args, g, part, base, counters);
+    launch_split_kv(launches, args, g, part, base);
   });
 }
 

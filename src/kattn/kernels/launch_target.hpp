@@ -13,8 +13,8 @@ namespace kattn {
 struct EagerLaunches {
   ExecutionSpace space;
 
-  template <class Policy, class Functor>
-  void operator()(const char* name, const Policy& policy, const Functor& functor) const {
+  template <class Functor>
+  void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) const {
     Kokkos::parallel_for(name, light_weight(policy), functor);
   }
 };
@@ -25,13 +25,9 @@ struct GraphLaunches {
 
   // A graph node's functor is stored by the graph (on CUDA, in device memory): the light-weight
   // hint of eager launches has nothing to avoid here.
-  // Kokkos 4.6 cannot make a CUDA graph node of a policy with launch bounds (an ambiguous
-  // overload in its launch code): a node takes the plain policy of the same shape.
-  template <class Policy, class Functor>
-  void operator()(const char* name, const Policy& policy, const Functor& functor) {
-    TeamPolicy plain(policy.space(), policy.league_size(), policy.team_size(), policy.impl_vector_length());
-    plain.set_scratch_size(0, Kokkos::PerTeam(policy.scratch_size(0)));
-    last = last.then_parallel_for(name, plain, functor);
+  template <class Functor>
+  void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) {
+    last = last.then_parallel_for(name, policy, functor);
   }
 };
 

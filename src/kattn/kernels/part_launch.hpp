@@ -1,5 +1,5 @@
 // The launch of one part of a call (PartLaunch) and the launches that read nothing back to the
-// host, so that a graph may capture them: split_kv (one launch) and the segment reduction. They go through a
+// host, so that a graph may capture them: split_kv and the segment reduction. They go through a
 // launch target (launch_target.hpp): straight onto an execution space, or into a graph.
 #pragma once
 
@@ -67,35 +67,21 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
   launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, static_grid});
 }
 
-// Row groups of a split-KV launch: teams per (token, KV head) before partitions.
-inline int split_kv_row_groups(const Geometry& g) { return (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows; }
-
-// Partition counters a split-KV launch of this part needs (none with one partition).
-inline std::size_t split_kv_counters(const PartLaunch& part, const Geometry& g) {
-  return part.plan.variant == Variant::split_kv && part.plan.num_segments > 1
-             ? std::size_t(part.num_tokens) * g.num_kv_heads * split_kv_row_groups(g)
-             : 0;
-}
-
-// One launch: the partitions' partials are merged by the last team of each row group, counting
-// on `counters` (split_kv_counters of them, zero).
 template <class Launches, class Args>
-void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base,
-                     std::int32_t* counters) {
+void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
   const LaunchPlan& plan = part.plan;
-  const int row_groups = split_kv_row_groups(g);
+  const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
   const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
   if (items > std::numeric_limits<int>::max())
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
   const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
   using Kernel = SplitKvKernel<ExecutionSpace, Args>;
-  typename Kernel::Policy policy(launches.space, int(items), plan.team_size, plan.vector_length);
-  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.block_size, g.head_size,
-                                                                    plan.team_size, plan.num_segments)));
+  TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
   launches("kattn::split_kv", policy,
-           Kernel{args, partials, counters, plan.tile_size, plan.num_segments, row_groups, plan.vector_length,
-                  part.first_token, kv_rows_aligned(args)});
+           Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, kv_rows_aligned(args)});
+  if (plan.num_segments > 1) launch_segment_reduce(launches, args, g, part, partials);
 }
 
 }  // namespace kattn

@@ -29,12 +29,4 @@ char* Workspace::commit(const Layout& layout) {
   return buffer_.data();
 }
 
-std::int32_t* Workspace::counters(std::size_t count) {
-  if (counters_.extent(0) < count) {
-    Kokkos::fence();
-    counters_ = decltype(counters_)("kattn::workspace_counters", count + count / 4);  // zero-initialised
-  }
-  return counters_.data();
-}
-
 }  // namespace kattn

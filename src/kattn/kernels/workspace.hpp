@@ -1,5 +1,5 @@
-// Device buffers kattn reuses across calls (segment partials, Q-block offsets, the split-KV
-// kernel's partition counters): once a workspace has grown to the largest batch seen, a call
+// Device buffers kattn reuses across calls (segment partials, Q-block offsets): once a workspace
+// has grown to the largest batch seen, a call
 // allocates nothing, which keeps the host overhead of a decode step to its launches. instance() is
 // the one attention() calls share, released at Kokkos::finalize; calls that share it must come
 // from one host thread, in order; a call that grows it frees the old buffer, which waits for
@@ -28,12 +28,9 @@ class Workspace {
     std::size_t bytes_ = 0;
   };
   char* commit(const Layout& layout);
-  // `count` counters, zero: the kernels that count on them leave them zero when they finish.
-  std::int32_t* counters(std::size_t count);
 
  private:
   Kokkos::View<char*, MemorySpace> buffer_;
-  Kokkos::View<std::int32_t*, MemorySpace> counters_;
 };
 
 }  // namespace kattn

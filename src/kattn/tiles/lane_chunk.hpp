@@ -47,17 +47,6 @@ KOKKOS_INLINE_FUNCTION float lane_to_float(Storage value) {
   return to_float(value);
 }
 
-// Lane chunk `chunk` of a row as stored (elements past head_size are zero bits), for kernels that
-// keep rows in registers and convert each element where they use it.
-template <class Storage>
-KOKKOS_INLINE_FUNCTION LaneChunk<Storage> load_lane_raw(const Storage* row, int chunk, int head_size, bool aligned) {
-  const int first = chunk * kLaneElements;
-  if (aligned && first + kLaneElements <= head_size) return *reinterpret_cast<const LaneChunk<Storage>*>(row + first);
-  LaneChunk<Storage> result;
-  for (int e = 0; e < kLaneElements; ++e) result.values[e] = first + e < head_size ? row[first + e] : Storage{};
-  return result;
-}
-
 template <class Storage>
 KOKKOS_INLINE_FUNCTION void load_lane_chunk(const Storage* row, int lane, int head_size, bool aligned,
                                             float (&out)[kLaneElements]) {

@@ -6,16 +6,6 @@
 
 namespace kattn {
 
-// e^x for the x <= 0 of softmax weights: the GPU's approximate exponential (__expf, relative error
-// near 2^-21, far below the 16-bit rounding of the inputs), the exact one on the host.
-KOKKOS_INLINE_FUNCTION float softmax_exp(float x) {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  return __expf(x);
-#else
-  return compat::exp(x);
-#endif
-}
-
 struct SoftmaxState {
   float max = -compat::infinity();
   float sum = 0.0f;

@@ -3,7 +3,6 @@
 #include "kattn/core/error.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
-#include "kattn/tiles/vector_lanes.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
@@ -91,12 +90,6 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   if (options.team_size) plan.team_size = *options.team_size;
   if (options.vector_length) plan.vector_length = *options.vector_length;
   if (options.grid_teams) plan.grid_teams = *options.grid_teams;
-  if (plan.variant == Variant::split_kv && g.head_size > kSplitKvMaxHead) {
-    if (options.variant)
-      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) + " (at most " +
-                         std::to_string(kSplitKvMaxHead) + "); use a Q-block variant");
-    plan.variant = Variant::segmented;  // a table leaf for the usual head sizes: the rows do not fit in registers
-  }
 
   // Fit the plan to the kernels, the batch and the backend.
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
@@ -112,35 +105,19 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == tensor_core_lanes() &&
                       plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (plan.variant == Variant::split_kv) {
-    // A lane holds kLaneElements of a row in registers: the lanes cover the row (GPUs), or one
-    // lane holds it all (host). Workers shrink, then partitions change size, until scratch fits.
+    // A lane reads kLaneElements of a row: more lanes than a row needs would idle.
     int lanes = 1;
-    while (lanes < lanes_for(g.head_size)) lanes *= 2;
-    plan.vector_length = register_lanes<ExecutionSpace>(lanes);
-    plan.team_size = std::clamp(
-        plan.team_size, 1,
-        std::min(kSplitKvMaxThreads / plan.vector_length,
-                 Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag())));
+    while (lanes < lanes_for(g.head_size) && lanes < plan.vector_length) lanes *= 2;
+    plan.vector_length = lanes;
     plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
+    plan.tile_size = std::max(plan.tile_size, 1);
+    while (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit && plan.tile_size > 1)
+      plan.tile_size /= 2;
+    if (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
+      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) +
+                         ": its rows do not fit in team scratch; use a Q-block variant");
     const int max_keys = std::max(batch.max_visible_keys(), 1);
-    plan.tile_size = std::clamp(plan.tile_size, 1, max_keys);
-    const auto partitions = [&] { return (max_keys + plan.tile_size - 1) / plan.tile_size; };
-    const auto scratch = [&] {
-      return split_kv_scratch_bytes(plan.tile_size, g.block_size, g.head_size, plan.team_size, partitions());
-    };
-    while (scratch() > scratch_limit && plan.team_size > 1) plan.team_size /= 2;
-    for (int tries = 0; scratch() > scratch_limit && tries < 32; ++tries) {
-      // The block ids grow with the partition, the merge weights with the partition count.
-      if (std::size_t(plan.tile_size / g.block_size) * sizeof(std::int32_t) > std::size_t(partitions()) * sizeof(float))
-        plan.tile_size = std::max(1, plan.tile_size / 2);
-      else
-        plan.tile_size = std::min(max_keys, plan.tile_size * 2);
-    }
-    if (scratch() > scratch_limit)
-      throw NotSupported("split_kv variant with " + std::to_string(max_keys) + " keys, block size " +
-                         std::to_string(g.block_size) + " and head size " + std::to_string(g.head_size) +
-                         ": no partition fits in team scratch; use a Q-block variant");
-    plan.num_segments = partitions();
+    plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
   } else if (plan.variant == Variant::baseline) {
     plan.tile_size = g.block_size;  // the paper's baseline: one KV-cache block per tile
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
