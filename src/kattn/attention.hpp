@@ -32,7 +32,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& inputs, const AttentionPar
 
 // The launches of calls on one batch shape. Holds the geometry and parameters it was planned for,
 // and points into the workspace it was given, which must outlive it and serve no other plan's
-// runs while they may overlap (one workspace per stream or per plan).
+// runs while they may overlap (one workspace per stream or per plan). A later plan that grows the
+// workspace moves it: plans made on it before are then stale and must be made again.
 class AttentionPlan {
  public:
   struct Launches;  // the parts' launches and their arrays (kernels/attention.cpp)

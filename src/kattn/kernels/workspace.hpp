@@ -1,9 +1,9 @@
 // Device buffers kattn reuses across calls (segment partials, Q-block offsets): once a workspace
-// has grown to the largest batch seen, a call
-// allocates nothing, which keeps the host overhead of a decode step to its launches. instance() is
-// the one attention() calls share, released at Kokkos::finalize; calls that share it must come
-// from one host thread, in order; a call that grows it frees the old buffer, which waits for
-// running kernels. A decode graph owns a workspace of its own.
+// has grown to the largest batch seen, a call allocates nothing, which keeps the host overhead of
+// a decode step to its launches. A plan's runs use the workspace it was given (one per stream);
+// instance() is the one attention() calls share, released at Kokkos::finalize, so those calls must
+// come from one host thread, in order. A plan that grows a workspace frees the old buffer, which
+// waits for running kernels. A decode graph owns a workspace of its own.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
