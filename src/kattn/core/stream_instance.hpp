@@ -64,54 +64,49 @@ inline ExecutionSpace instance_for_stream(void* stream) {
   throw NotSupported(std::string("stream: must be null on the ") + ExecutionSpace::name() + " execution space");
 }
 
+// The GPU runtime's spelling of a call (cudaEventRecord, hipEventRecord) and the instance's stream.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KATTN_GPU_RUNTIME(name) cuda##name
+#define KATTN_GPU_STREAM(space) (space).cuda_stream()
+#elif defined(KOKKOS_ENABLE_HIP)
+#define KATTN_GPU_RUNTIME(name) hip##name
+#define KATTN_GPU_STREAM(space) (space).hip_stream()
+#endif
+
 // Device time between two points of an instance's stream, from events (CUDA, HIP): what the
-// kernels enqueued between start() and stop() took on the device, without the host's part. Host
-// spaces have no events: there it is the host time from start() to a fence at stop().
+// kernels enqueued between start() and stop_us() took on the device, without the host's part. Host
+// spaces have no events: there it is the host time from start() to a fence at stop_us().
 class DeviceEvents {
  public:
   explicit DeviceEvents(const ExecutionSpace& space) : space_(space) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    cudaEventCreate(&start_);
-    cudaEventCreate(&stop_);
-#elif defined(KOKKOS_ENABLE_HIP)
-    hipEventCreate(&start_);
-    hipEventCreate(&stop_);
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventCreate)(&start_);
+    KATTN_GPU_RUNTIME(EventCreate)(&stop_);
 #endif
   }
   ~DeviceEvents() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-#elif defined(KOKKOS_ENABLE_HIP)
-    hipEventDestroy(start_);
-    hipEventDestroy(stop_);
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventDestroy)(start_);
+    KATTN_GPU_RUNTIME(EventDestroy)(stop_);
 #endif
   }
   DeviceEvents(const DeviceEvents&) = delete;
   DeviceEvents& operator=(const DeviceEvents&) = delete;
 
   void start() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    cudaEventRecord(start_, space_.cuda_stream());
-#elif defined(KOKKOS_ENABLE_HIP)
-    hipEventRecord(start_, space_.hip_stream());
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventRecord)(start_, KATTN_GPU_STREAM(space_));
 #else
     timer_.reset();
 #endif
   }
   // Waits for the work enqueued since start(); returns its device time in µs.
   double stop_us() {
-#if defined(KOKKOS_ENABLE_CUDA)
-    cudaEventRecord(stop_, space_.cuda_stream());
-    cudaEventSynchronize(stop_);
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventRecord)(stop_, KATTN_GPU_STREAM(space_));
+    KATTN_GPU_RUNTIME(EventSynchronize)(stop_);
     float ms = 0.0f;
-    cudaEventElapsedTime(&ms, start_, stop_);
-    return 1e3 * ms;
-#elif defined(KOKKOS_ENABLE_HIP)
-    hipEventRecord(stop_, space_.hip_stream());
-    hipEventSynchronize(stop_);
-    float ms = 0.0f;
-    hipEventElapsedTime(&ms, start_, stop_);
+    KATTN_GPU_RUNTIME(EventElapsedTime)(&ms, start_, stop_);
     return 1e3 * ms;
 #else
     space_.fence();
@@ -121,10 +116,8 @@ class DeviceEvents {
 
  private:
   ExecutionSpace space_;
-#if defined(KOKKOS_ENABLE_CUDA)
-  cudaEvent_t start_{}, stop_{};
-#elif defined(KOKKOS_ENABLE_HIP)
-  hipEvent_t start_{}, stop_{};
+#ifdef KATTN_GPU_RUNTIME
+  KATTN_GPU_RUNTIME(Event_t) start_{}, stop_{};
 #else
   Kokkos::Timer timer_;
 #endif
