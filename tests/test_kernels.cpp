@@ -159,14 +159,17 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, KernelFeatureCombos,
 // A planned mixed batch whose decodes come first runs them apart on split_kv and the rest on the
 // table's Q-block plan (CallPlan); decodes elsewhere in the batch keep one launch. Both match the
 // oracle. The table's leaves name the variants, so every backend takes the split path.
-class MixedBatchSplit : public ::testing::TestWithParam<std::tuple<Variant, DType>> {};
+// The decodes apart on split_kv or on Q-block segments (each part's launches cover only its own
+// sequences), the rest on each Q-block variant.
+class MixedBatchSplit : public ::testing::TestWithParam<std::tuple<Variant, Variant, DType>> {};
 
 TEST_P(MixedBatchSplit, LeadingDecodesRunApart) {
-  const auto [rest_variant, dtype] = GetParam();
+  const auto [decode_variant, rest_variant, dtype] = GetParam();
   const std::string json = R"({"arch": "test",
     "defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "team_size": 4, "vector_length": 32},
     "tree": {"if": {"feature": "max_query_len", "at_most": 1},
-             "then": {"name": "decode", "plan": {"variant": "split_kv", "tile_size": 8}},
+             "then": {"name": "decode", "plan": {"variant": ")" + std::string(to_string(decode_variant)) +
+                           R"(", "tile_size": 8, "num_segments": 2}},
              "else": {"name": "rest", "plan": {"variant": ")" + std::string(to_string(rest_variant)) +
                            R"(", "num_segments": 3}}}})";
   const TuningTable table = TuningTable::parse(json, "split-test");
@@ -190,12 +193,14 @@ TEST_P(MixedBatchSplit, LeadingDecodesRunApart) {
 }
 
 INSTANTIATE_TEST_SUITE_P(QBlockVariants, MixedBatchSplit,
-                         ::testing::Combine(::testing::Values(Variant::qblock, Variant::segmented,
+                         ::testing::Combine(::testing::Values(Variant::split_kv, Variant::segmented),
+                                            ::testing::Values(Variant::qblock, Variant::segmented,
                                                               Variant::qblock_static, Variant::segmented_static),
                                             ::testing::Values(DType::fp32, DType::fp16)),
-                         [](const ::testing::TestParamInfo<std::tuple<Variant, DType>>& info) {
+                         [](const ::testing::TestParamInfo<std::tuple<Variant, Variant, DType>>& info) {
                            return std::string(to_string(std::get<0>(info.param))) + "_" +
-                                  std::string(to_string(std::get<1>(info.param)));
+                                  std::string(to_string(std::get<1>(info.param))) + "_" +
+                                  std::string(to_string(std::get<2>(info.param)));
                          });
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelEdgeCases, ::testing::ValuesIn(all_variants()),

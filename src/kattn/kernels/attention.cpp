@@ -28,7 +28,7 @@ void launch_qblock(EagerLaunches& launches, const Args& args, const Geometry& g,
   const bool static_grid = is_static_grid(plan.variant);
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
       reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, cu_q_blocks);
+  build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, part.end_seq, cu_q_blocks);
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -95,9 +95,10 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
   const int decodes = call.main.decodes_apart;
   auto launches = std::make_shared<AttentionPlan::Launches>();
   Workspace::Layout layout;
-  if (call.decodes) launches->decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, 0, decodes, g, layout);
-  launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, decodes,
-                         g.num_tokens - decodes, g, layout);
+  if (call.decodes)
+    launches->decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, decodes, 0, decodes, g, layout);
+  launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, g.num_seqs,
+                         decodes, g.num_tokens - decodes, g, layout);
   launches->base = workspace.commit(layout);
   return AttentionPlan(g, params, call, std::move(launches));
 }

@@ -38,7 +38,7 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
   plan_ = plan_launch(batch, g, sizeof(T), tensor_core_operands<T, T>(), planned);
 
   Workspace::Layout layout;
-  const PartLaunch part(plan_, batch, 0, 0, g.num_tokens, g, layout);
+  const PartLaunch part(plan_, batch, 0, g.num_seqs, 0, g.num_tokens, g, layout);
   char* base = workspace_.commit(layout);
   const auto args = make_kernel_args(buffers, params, out);
   const ExecutionSpace space = options.space.value_or(ExecutionSpace());

@@ -20,13 +20,13 @@ namespace kattn {
 // once, so launches of one call never share bytes.
 struct PartLaunch {
   LaunchPlan plan;
-  int first_seq = 0, first_token = 0, num_tokens = 0;
+  int first_seq = 0, end_seq = 0, first_token = 0, num_tokens = 0;  // sequences [first_seq, end_seq)
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
 
-  PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int tokens_before, int tokens,
-             const Geometry& g, Workspace::Layout& layout)
-      : plan(part_plan), first_seq(first), first_token(tokens_before), num_tokens(tokens) {
+  PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
+             int tokens, const Geometry& g, Workspace::Layout& layout)
+      : plan(part_plan), first_seq(first), end_seq(end), first_token(tokens_before), num_tokens(tokens) {
     if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
@@ -64,7 +64,7 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
   TeamPolicy policy(launches.space, static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
                     plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
-  launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, static_grid});
+  launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, part.num_tokens, static_grid});
 }
 
 template <class Launches, class Args>

@@ -29,7 +29,8 @@ struct SegmentReduceKernel {
   Args args;
   SegmentPartials partials;
   int num_segments;
-  int first_token;  // the launch merges the rows of tokens first_token, first_token + 1, ...
+  int first_token;  // the launch merges the rows of tokens [first_token, first_token + num_tokens)
+  int num_tokens;
   bool static_grid;
 
   static std::size_t scratch_bytes(int num_segments) { return WeightScratch::shmem_size(num_segments); }
@@ -37,7 +38,7 @@ struct SegmentReduceKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const WeightScratch weights(team.team_scratch(0), num_segments);
     if (!static_grid) return process(team, weights, team.league_rank());
-    const int items = (args.cu_seqlens_q(args.num_seqs) - first_token) * args.num_q_heads;
+    const int items = num_tokens * args.num_q_heads;
     for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, weights, item);
   }
 

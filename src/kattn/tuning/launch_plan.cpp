@@ -152,9 +152,14 @@ CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t el
   if (batch.decodes_lead() && !options.variant) {
     CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
                    plan_launch(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
-    // The parts launch on disjoint sequences: decodes on split_kv by token, the rest on Q blocks.
-    if (split.decodes->variant == Variant::split_kv && split.main.variant != Variant::baseline &&
-        split.main.variant != Variant::split_kv) {
+    // The parts launch on disjoint sequences (split_kv by token, the Q-block variants by the Q blocks
+    // of their sequences); the baseline covers the whole batch, and two equal plans are one launch.
+    const auto same_launch = [](const LaunchPlan& a, const LaunchPlan& b) {
+      return a.variant == b.variant && a.tile_size == b.tile_size && a.block_m == b.block_m &&
+             a.num_segments == b.num_segments && a.team_size == b.team_size && a.vector_length == b.vector_length;
+    };
+    if (split.decodes->variant != Variant::baseline && split.main.variant != Variant::baseline &&
+        !same_launch(*split.decodes, split.main)) {
       split.main.decodes_apart = batch.leading_decodes;
       return split;
     }

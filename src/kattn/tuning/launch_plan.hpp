@@ -87,7 +87,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
 // own plan, so neither slows the other. Forced variants and other orders run as one batch.
 struct CallPlan {
   LaunchPlan main;                    // the whole batch, or the sequences after the leading decodes
-  std::optional<LaunchPlan> decodes;  // the leading decodes' plan (split_kv), when split
+  std::optional<LaunchPlan> decodes;  // the leading decodes' plan, when split
 };
 
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
