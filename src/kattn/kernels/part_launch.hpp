@@ -31,8 +31,8 @@ struct PartLaunch {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
     }
-    // Partials are indexed by the call's token, as the kernels see the whole batch.
-    const std::size_t rows = std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * g.num_tokens * g.num_q_heads;
+    // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
+    const std::size_t rows = std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * num_tokens * g.num_q_heads;
     partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
     partials_max_at = layout.reserve(rows, sizeof(float));
     partials_sum_at = layout.reserve(rows, sizeof(float));
@@ -41,10 +41,13 @@ struct PartLaunch {
   SegmentPartials partials(char* base, const Geometry& g) const {
     SegmentPartials p;
     const int segments = plan.num_segments;
-    p.out = decltype(p.out)(reinterpret_cast<float*>(base + partials_out_at), segments, g.num_tokens, g.num_q_heads,
-                            g.head_size);
-    p.max = decltype(p.max)(reinterpret_cast<float*>(base + partials_max_at), segments, g.num_tokens, g.num_q_heads);
-    p.sum = decltype(p.sum)(reinterpret_cast<float*>(base + partials_sum_at), segments, g.num_tokens, g.num_q_heads);
+    p.out_rows = decltype(p.out_rows)(reinterpret_cast<float*>(base + partials_out_at), segments, num_tokens,
+                                      g.num_q_heads, g.head_size);
+    p.max_rows = decltype(p.max_rows)(reinterpret_cast<float*>(base + partials_max_at), segments, num_tokens,
+                                      g.num_q_heads);
+    p.sum_rows = decltype(p.sum_rows)(reinterpret_cast<float*>(base + partials_sum_at), segments, num_tokens,
+                                      g.num_q_heads);
+    p.first_token = first_token;
     return p;
   }
 };

@@ -7,14 +7,26 @@
 
 namespace kattn {
 
-// Partial results of the segments: out unnormalised (relative to its segment max), max, sum.
-// They live in the Workspace.
+// Partial results of the segments: out unnormalised (relative to its segment max), max, sum, for
+// the tokens of one launch (a part of a call), addressed by the call's token. They live in the
+// Workspace.
 struct SegmentPartials {
   template <class T>
   using Array = Kokkos::View<T, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
-  Array<float****> out;  // [segments, tokens, q_heads, head]
-  Array<float***> max;   // [segments, tokens, q_heads]
-  Array<float***> sum;   // [segments, tokens, q_heads]
+  Array<float****> out_rows;  // [segments, the part's tokens, q_heads, head]
+  Array<float***> max_rows;   // [segments, the part's tokens, q_heads]
+  Array<float***> sum_rows;   // [segments, the part's tokens, q_heads]
+  int first_token = 0;        // row t holds the call's token first_token + t
+
+  KOKKOS_INLINE_FUNCTION float& out(int segment, int token, int head, int d) const {
+    return out_rows(segment, token - first_token, head, d);
+  }
+  KOKKOS_INLINE_FUNCTION float& max(int segment, int token, int head) const {
+    return max_rows(segment, token - first_token, head);
+  }
+  KOKKOS_INLINE_FUNCTION float& sum(int segment, int token, int head) const {
+    return sum_rows(segment, token - first_token, head);
+  }
 };
 
 // Merges the segment partials of each (token, query head), and the head's sink: the weight of
