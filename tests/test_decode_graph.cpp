@@ -6,6 +6,7 @@
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
+#include "test_problems.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,22 +49,6 @@ HostProblem next_step(HostProblem step, int real, int shrink) {
   return step;
 }
 
-// The inputs hold read-only views; a server writes its buffers through its own handles.
-template <class View>
-auto writable(const View& view) {
-  return Kokkos::View<typename View::non_const_data_type, typename View::array_layout, MemorySpace,
-                      Kokkos::MemoryUnmanaged>(const_cast<typename View::non_const_value_type*>(view.data()),
-                                               view.layout());
-}
-
-template <class T>
-void copy_indices_and_q(const DeviceProblem<T, T, T>& from, const DeviceProblem<T, T, T>& to) {
-  Kokkos::deep_copy(writable(to.inputs.q), from.inputs.q);
-  Kokkos::deep_copy(writable(to.inputs.block_table), from.inputs.block_table);
-  Kokkos::deep_copy(writable(to.inputs.cu_seqlens_q), from.inputs.cu_seqlens_q);
-  Kokkos::deep_copy(writable(to.inputs.seq_lens), from.inputs.seq_lens);
-}
-
 void expect_matches(const std::vector<float>& out, const HostProblem& problem, const char* step) {
   const Comparison c = compare_to_reference(out, oracle_attention(problem), problem);
   EXPECT_TRUE(c.passed()) << step << ": " << c.failures << " elements off; max abs error " << c.max_abs_error;
@@ -90,7 +75,7 @@ TEST_P(DecodeGraphReplay, EachReplayReadsTheBuffersOfItsStep) {
     expect_matches(download_out(buffers.out), first, "first replay");
 
     const HostProblem second = next_step(first, 4, 7);
-    copy_indices_and_q(upload_problem<T, T, T>(second), buffers);
+    test::copy_indices_and_q(upload_problem<T, T, T>(second), buffers);
     graph.replay();
     graph.replay();  // replays are idempotent: nothing of the previous replay carries over
     expect_matches(download_out(buffers.out), second, "replay after the step changed");

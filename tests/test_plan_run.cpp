@@ -1,11 +1,13 @@
 // plan_attention + run: a plan made once serves later runs on new contents of the same shapes
 // (new queries, shorter contexts) with no host round trip; for every variant, from exact host
-// metadata and from the bounds a server knows; and a run on other shapes is refused untouched.
+// metadata and from the bounds a server knows; captured as a graph, each replay reads its step's
+// buffers; and a run on other shapes is refused untouched.
 #include "kattn/attention.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
+#include "test_problems.hpp"
 
 #include <gtest/gtest.h>
 
@@ -77,6 +79,33 @@ TEST_P(PlanRun, APlanServesLaterStepsOfItsShapes) {
     run(plan, two.inputs, two.out);
     run(plan, two.inputs, two.out);  // runs are idempotent: nothing of an earlier run carries over
     expect_matches(download_out(two.out), second, "next step, same plan");
+  });
+}
+
+TEST_P(PlanRun, ACapturedRunReplaysEachStep) {
+  const Variant variant = std::get<0>(GetParam());
+  const DType dtype = std::get<1>(GetParam());
+  const bool bounds_only = std::get<2>(GetParam());
+  const HostProblem first = first_step(dtype);
+  const HostProblem second = next_step(first);
+  dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
+    using T = decltype(q);
+    AttentionOptions options;
+    options.variant = variant;
+    options.tile_size = 16;
+    options.num_segments = 3;
+    const DeviceProblem<T, T, T> buffers = upload_problem<T, T, T>(first);
+    Workspace workspace;
+    const AttentionGraph graph = capture_run(
+        plan_attention(buffers.inputs, buffers.params, bounds_only ? bounds_of(first) : exact_metadata(first),
+                       workspace, options),
+        buffers.inputs, buffers.out);
+    graph.replay();
+    expect_matches(download_out(buffers.out), first, "first replay");
+    test::copy_indices_and_q(upload_problem<T, T, T>(second), buffers);
+    graph.replay();
+    graph.replay();
+    expect_matches(download_out(buffers.out), second, "replay after the step changed");
   });
 }
 

@@ -20,6 +20,8 @@
 #include "kattn/problem/attention_params.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
+#include <Kokkos_Graph.hpp>
+
 #include <memory>
 
 namespace kattn {
@@ -68,5 +70,28 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& inputs, const Atte
 template <class Q, class Cache, class Out>
 void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& inputs, const AttentionOutput<Out>& out,
          const std::optional<ExecutionSpace>& space = std::nullopt);
+
+// run() captured once as a Kokkos graph (a CUDA graph on CUDA; paper 6.2) over fixed inputs and
+// output: each replay reads their current contents, so a server writes a step's q, block table,
+// cu_seqlens_q and seq_lens into the same buffers (within the plan's batch) and replays — every
+// variant, decode and mixed steps alike. Keeps the plan (and through it the launches' arrays); the
+// plan's workspace must outlive it and must not grow.
+class AttentionGraph {
+ public:
+  AttentionGraph(AttentionPlan plan, std::shared_ptr<const Kokkos::Experimental::Graph<ExecutionSpace>> graph)
+      : plan_(std::move(plan)), graph_(std::move(graph)) {}
+  // Asynchronous like run().
+  void replay() const { graph_->submit(); }
+  const AttentionPlan& plan() const { return plan_; }
+
+ private:
+  AttentionPlan plan_;
+  std::shared_ptr<const Kokkos::Experimental::Graph<ExecutionSpace>> graph_;
+};
+
+// Checks as run() does, then captures the plan's launches on these buffers.
+template <class Q, class Cache, class Out>
+AttentionGraph capture_run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& buffers,
+                           const AttentionOutput<Out>& out, const std::optional<ExecutionSpace>& space = std::nullopt);
 
 }  // namespace kattn

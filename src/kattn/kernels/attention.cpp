@@ -1,11 +1,8 @@
 #include "kattn/attention.hpp"
 
-#include "kattn/kernels/baseline_kernel.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/input_checks.hpp"
 #include "kattn/kernels/part_launch.hpp"
-#include "kattn/kernels/qblock_kernel.hpp"
-#include "kattn/kernels/qblock_mma_kernel.hpp"
 
 #include <optional>
 
@@ -20,60 +17,25 @@ struct AttentionPlan::Launches {
 
 namespace {
 
-template <bool Segmented, class Args>
-void launch_qblock(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
-  const ExecutionSpace& space = launches.space;
-  const LaunchPlan& plan = part.plan;
-  const int block_q = plan.block_q(g.queries_per_kv());
-  const bool static_grid = is_static_grid(plan.variant);
-  const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
-      reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  build_q_block_offsets(space, args.cu_seqlens_q, block_q, part.first_seq, part.end_seq, cu_q_blocks);
-  const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
-  if (items == 0) return;
-
-  const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
-  const auto run = [&](const auto& kernel, std::size_t scratch_bytes) {
-    TeamPolicy policy(space, static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-    launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
-  };
-  using Cache = typename Args::cache_type;
-  bool launched = false;
-  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
-    if (plan.register_rows) {
-      using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
-      run(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, kv_rows_aligned(args)},
-          Kernel::scratch_bytes(g.head_size));
-      launched = true;
-    }
-  }
-  if (!launched)
-    run(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
-                                                      plan.tile_size, plan.num_segments, static_grid,
-                                                      plan.tensor_cores},
-        qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Cache)));
-  if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
-}
-
-template <class Args>
-void launch_part(EagerLaunches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
-  switch (part.plan.variant) {
-    case Variant::baseline:
-      BaselineKernel<ExecutionSpace, Args>::launch(launches.space, args, g.num_tokens, part.plan);
-      break;
-    case Variant::qblock:
-    case Variant::qblock_static: launch_qblock<false>(launches, args, g, part, base); break;
-    case Variant::segmented:
-    case Variant::segmented_static: launch_qblock<true>(launches, args, g, part, base); break;
-    case Variant::split_kv: launch_split_kv(launches, args, g, part, base); break;
-  }
-}
-
 bool operator==(const Geometry& a, const Geometry& b) {
   return a.num_tokens == b.num_tokens && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
          a.head_size == b.head_size && a.num_blocks == b.num_blocks && a.block_size == b.block_size &&
          a.num_seqs == b.num_seqs && a.max_blocks_per_seq == b.max_blocks_per_seq;
+}
+
+// The plan's launches on these inputs, to a launch target (run: eagerly; capture_run: a graph),
+// after the checks that let nothing be half-written.
+template <class Launches, class Q, class Cache, class Out>
+void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in,
+                 const AttentionOutput<Out>& out) {
+  const Geometry g = in.geometry();
+  if (!(g == plan.geometry()))
+    throw InvalidProblem("inputs", "their geometry differs from the one the plan was made for");
+  validate_inputs(in, out, g, false);
+  const AttentionPlan::Launches& parts = *plan.launches();
+  const auto args = make_kernel_args(in, plan.params(), out);
+  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base);
+  launch_part(launches, args, g, *parts.main, parts.base);
 }
 
 }  // namespace
@@ -106,15 +68,19 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
 template <class Q, class Cache, class Out>
 void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out,
          const std::optional<ExecutionSpace>& space) {
-  const Geometry g = in.geometry();
-  if (!(g == plan.geometry()))
-    throw InvalidProblem("inputs", "their geometry differs from the one the plan was made for");
-  validate_inputs(in, out, g, false);
-  const AttentionPlan::Launches& parts = *plan.launches();
-  const auto args = make_kernel_args(in, plan.params(), out);
   EagerLaunches launches{space.value_or(ExecutionSpace())};
-  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base);
-  launch_part(launches, args, g, *parts.main, parts.base);
+  launch_plan(launches, plan, in, out);
+}
+
+template <class Q, class Cache, class Out>
+AttentionGraph capture_run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in,
+                           const AttentionOutput<Out>& out, const std::optional<ExecutionSpace>& space) {
+  const ExecutionSpace exec = space.value_or(ExecutionSpace());
+  auto graph = Kokkos::Experimental::create_graph(exec, [&](const auto& root) {
+    GraphLaunches launches{exec, root};
+    launch_plan(launches, plan, in, out);
+  });
+  return AttentionGraph(plan, std::make_shared<const Kokkos::Experimental::Graph<ExecutionSpace>>(std::move(graph)));
 }
 
 template <class Q, class Cache, class Out>
@@ -149,7 +115,9 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   template LaunchPlan attention<Q, Cache, Out>(const AttentionInputs<Q, Cache>&, const AttentionParams&,       \
                                                const AttentionOutput<Out>&, const AttentionOptions&);          \
   template void run<Q, Cache, Out>(const AttentionPlan&, const AttentionInputs<Q, Cache>&, const AttentionOutput<Out>&, \
-                                   const std::optional<ExecutionSpace>&);
+                                   const std::optional<ExecutionSpace>&);                                      \
+  template AttentionGraph capture_run<Q, Cache, Out>(const AttentionPlan&, const AttentionInputs<Q, Cache>&,      \
+                                                     const AttentionOutput<Out>&, const std::optional<ExecutionSpace>&);
 #define KATTN_INSTANTIATE_Q(Q)                                                                              \
   template AttentionPlan plan_attention<Q, Q>(const AttentionInputs<Q, Q>&, const AttentionParams&,             \
                                               const BatchMetadata&, Workspace&, const AttentionOptions&);       \

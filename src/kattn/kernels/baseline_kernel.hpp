@@ -6,7 +6,6 @@
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/online_softmax.hpp"
 #include "kattn/tiles/team_tile_ops.hpp"
-#include "kattn/tuning/launch_plan.hpp"
 
 namespace kattn {
 
@@ -58,14 +57,6 @@ struct BaselineKernel {
     const float inverse_sum = state.inverse_sum();
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size),
                          [&](int d) { args.store_out(token, head, d, acc(d) * inverse_sum); });
-  }
-
-  static void launch(const Space& space, const Args& args, int num_tokens, const LaunchPlan& plan) {
-    if (num_tokens == 0) return;
-    BaselineKernel kernel{args, plan.tile_size};
-    Policy policy(space, num_tokens * args.num_q_heads, plan.team_size, plan.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, args.head_size)));
-    Kokkos::parallel_for("kattn::baseline", light_weight(policy), kernel);
   }
 };
 

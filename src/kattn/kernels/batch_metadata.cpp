@@ -53,19 +53,6 @@ struct FeatureReduction {
   }
 };
 
-struct QBlockScan {
-  IndexVector cu_seqlens_q;
-  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu_q_blocks;
-  int block_q;
-  int first_seq, end_seq;
-
-  KOKKOS_INLINE_FUNCTION void operator()(int s, std::int32_t& running, bool final) const {
-    if (final && s == 0) cu_q_blocks(0) = 0;
-    if (s >= first_seq && s < end_seq) running += (cu_seqlens_q(s + 1) - cu_seqlens_q(s) + block_q - 1) / block_q;
-    if (final) cu_q_blocks(s + 1) = running;
-  }
-};
-
 }  // namespace
 
 BatchMetadata::BatchMetadata(const SequenceTotals& decode_totals, const SequenceTotals& other_totals,
@@ -128,14 +115,6 @@ BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector
   BatchMetadata batch = compute_batch_metadata(space, cu_seqlens_q, seq_lens);
   batch.apply_call_window(params, prefix_lm);
   return batch;
-}
-
-void build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
-                           int end_seq, const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks) {
-  const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
-  if (num_seqs == 0) return Kokkos::deep_copy(space, cu_q_blocks, 0);
-  Kokkos::parallel_scan("kattn::q_block_offsets", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
-                        QBlockScan{cu_seqlens_q, cu_q_blocks, block_q, first_seq, end_seq});
 }
 
 int max_q_blocks(const BatchMetadata& batch, int block_q) {

@@ -76,12 +76,6 @@ BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVec
 BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
                                   const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm);
 
-// cu_q_blocks[s] = number of Q blocks (ceil(query_len / block_q)) of the sequences before s,
-// counting only the sequences in [first_seq, end_seq); cu_q_blocks has num_seqs + 1 entries. On the
-// device, asynchronous: the kernels read the total from cu_q_blocks[num_seqs].
-void build_q_block_offsets(const ExecutionSpace& space, const IndexVector& cu_seqlens_q, int block_q, int first_seq,
-                           int end_seq, const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>& cu_q_blocks);
-
 // At most how many Q blocks of block_q tokens a batch within these bounds has: the grid of a
 // Q-block launch, whose teams past the real count return at once.
 int max_q_blocks(const BatchMetadata& batch, int block_q);

@@ -1,10 +1,14 @@
-// The launch of one part of a call (PartLaunch) and the launches that read nothing back to the
-// host, so that a graph may capture them: split_kv and the segment reduction. They go through a
-// launch target (launch_target.hpp): straight onto an execution space, or into a graph.
+// The launches of one part of a call (PartLaunch), for every variant. None reads anything back
+// to the host, and all go through a launch target (launch_target.hpp): straight onto an execution
+// space (run), or into a graph (capture_run, the decode graph).
 #pragma once
 
+#include "kattn/kernels/baseline_kernel.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/launch_target.hpp"
+#include "kattn/kernels/qblock_kernel.hpp"
+#include "kattn/kernels/qblock_mma_kernel.hpp"
+#include "kattn/kernels/qblock_offsets.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/kernels/split_kv_kernel.hpp"
 #include "kattn/kernels/workspace.hpp"
@@ -85,6 +89,64 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   launches("kattn::split_kv", policy,
            Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, kv_rows_aligned(args)});
   if (plan.num_segments > 1) launch_segment_reduce(launches, args, g, part, partials);
+}
+
+template <class Launches, class Args>
+void launch_baseline(Launches& launches, const Args& args, const Geometry& g, const LaunchPlan& plan) {
+  if (g.num_tokens == 0) return;
+  TeamPolicy policy(launches.space, g.num_tokens * g.num_q_heads, plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, g.head_size)));
+  launches("kattn::baseline", policy, BaselineKernel<ExecutionSpace, Args>{args, plan.tile_size});
+}
+
+// The Q-block offsets of the part's sequences, then a grid for the most Q blocks its bounds allow
+// (teams past the real count, which they read from the offsets, return), then the segment merge.
+template <bool Segmented, class Launches, class Args>
+void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  const LaunchPlan& plan = part.plan;
+  const int block_q = plan.block_q(g.queries_per_kv());
+  const bool static_grid = is_static_grid(plan.variant);
+  const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
+      reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
+  launches("kattn::q_block_offsets", TeamPolicy(launches.space, 1, host_backend() ? 1 : 256),
+           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, cu_q_blocks, block_q, part.first_seq, part.end_seq});
+  const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
+  if (items == 0) return;
+
+  const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
+  const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
+    TeamPolicy policy(launches.space, static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
+  };
+  using Cache = typename Args::cache_type;
+  bool launched = false;
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+    if (plan.register_rows) {
+      using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
+      launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, kv_rows_aligned(args)},
+             Kernel::scratch_bytes(g.head_size));
+      launched = true;
+    }
+  }
+  if (!launched)
+    launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
+                                                         plan.tile_size, plan.num_segments, static_grid,
+                                                         plan.tensor_cores},
+           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Cache)));
+  if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
+}
+
+template <class Launches, class Args>
+void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  switch (part.plan.variant) {
+    case Variant::baseline: launch_baseline(launches, args, g, part.plan); break;
+    case Variant::qblock:
+    case Variant::qblock_static: launch_qblock<false>(launches, args, g, part, base); break;
+    case Variant::segmented:
+    case Variant::segmented_static: launch_qblock<true>(launches, args, g, part, base); break;
+    case Variant::split_kv: launch_split_kv(launches, args, g, part, base); break;
+  }
 }
 
 }  // namespace kattn
