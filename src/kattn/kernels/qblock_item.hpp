@@ -16,7 +16,7 @@ struct QBlockItem {
   int tile_end = 0;
 };
 
-// cu_q_blocks: cumulative Q-block counts per sequence (build_q_block_offsets).
+// cu_q_blocks: cumulative Q-block counts per sequence (QBlockOffsetsKernel, qblock_offsets.hpp).
 template <class Args, class Offsets>
 KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& cu_q_blocks, int item, int block_q,
                                               int tile_size, int num_segments) {
