@@ -55,25 +55,32 @@ void expect_matches(const std::vector<float>& out, const HostProblem& problem, c
   EXPECT_TRUE(c.passed()) << step << ": " << c.failures << " elements off; max abs error " << c.max_abs_error;
 }
 
-class PlanRun : public ::testing::TestWithParam<std::tuple<Variant, DType, bool /*bounds only*/>> {};
-
-TEST_P(PlanRun, APlanServesLaterStepsOfItsShapes) {
+class PlanRun : public ::testing::TestWithParam<std::tuple<Variant, DType, bool /*bounds only*/>> {
+ protected:
   const Variant variant = std::get<0>(GetParam());
   const DType dtype = std::get<1>(GetParam());
-  const bool bounds_only = std::get<2>(GetParam());
   const HostProblem first = first_step(dtype);
   const HostProblem second = next_step(first);
-  dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
-    using T = decltype(q);
+
+  // The plan of the first step for the variant, from exact metadata or from bounds only.
+  template <class T>
+  AttentionPlan plan_first(const DeviceProblem<T, T, T>& buffers, Workspace& workspace) const {
     AttentionOptions options;
     options.variant = variant;
     options.tile_size = 16;  // several partitions or segments per sequence
     options.num_segments = 3;
+    return plan_attention(buffers.inputs, buffers.params,
+                          std::get<2>(GetParam()) ? bounds_of(first) : exact_metadata(first), workspace, options);
+  }
+};
+
+TEST_P(PlanRun, APlanServesLaterStepsOfItsShapes) {
+  dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
+    using T = decltype(q);
     const DeviceProblem<T, T, T> one = upload_problem<T, T, T>(first);
     const DeviceProblem<T, T, T> two = upload_problem<T, T, T>(second);
     Workspace workspace;
-    const AttentionPlan plan = plan_attention(one.inputs, one.params,
-                                              bounds_only ? bounds_of(first) : exact_metadata(first), workspace, options);
+    const AttentionPlan plan = plan_first(one, workspace);
     run(plan, one.inputs, one.out);
     expect_matches(download_out(one.out), first, "first step");
     run(plan, two.inputs, two.out);
@@ -83,23 +90,11 @@ TEST_P(PlanRun, APlanServesLaterStepsOfItsShapes) {
 }
 
 TEST_P(PlanRun, ACapturedRunReplaysEachStep) {
-  const Variant variant = std::get<0>(GetParam());
-  const DType dtype = std::get<1>(GetParam());
-  const bool bounds_only = std::get<2>(GetParam());
-  const HostProblem first = first_step(dtype);
-  const HostProblem second = next_step(first);
   dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
     using T = decltype(q);
-    AttentionOptions options;
-    options.variant = variant;
-    options.tile_size = 16;
-    options.num_segments = 3;
     const DeviceProblem<T, T, T> buffers = upload_problem<T, T, T>(first);
     Workspace workspace;
-    const AttentionGraph graph = capture_run(
-        plan_attention(buffers.inputs, buffers.params, bounds_only ? bounds_of(first) : exact_metadata(first),
-                       workspace, options),
-        buffers.inputs, buffers.out);
+    const AttentionGraph graph = capture_run(plan_first(buffers, workspace), buffers.inputs, buffers.out);
     graph.replay();
     expect_matches(download_out(buffers.out), first, "first replay");
     test::copy_indices_and_q(upload_problem<T, T, T>(second), buffers);
