@@ -89,57 +89,6 @@ __device__ inline float quad_sum(float x) {
 }  // namespace fragment_detail
 #endif
 
-// Stages `count` keys (or values) from sequence position `first` into a scratch tile of
-// kFragmentTileKeys rows of fragment_tile_stride(head_size) elements, 16 bytes per lane where the
-// cache allows it; rows past `count` are zeros (their weights are 0, and 0 · garbage could be NaN).
-// On CUDA sm_80+ with aligned rows the copies are asynchronous (cp.async, which also fills the
-// zeros): they land while the team computes on the other tile, and fragment_tiles_commit /
-// fragment_tiles_wait order them. Elsewhere the copy is done on return.
-template <class Member, class Storage>
-KOKKOS_INLINE_FUNCTION void stage_fragment_tile(const Member& team, const PagedKvAccessor<Storage>& cache,
-                                                const std::int32_t* block_row, int block_size, int kv_head,
-                                                int first, int count, int head_size, bool aligned, Storage* tile) {
-  const int chunks = head_size / kLaneElements, stride = fragment_tile_stride(head_size);
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kFragmentTileKeys * chunks), [&](int i) {
-    const int j = i / chunks;
-    const int e = (i - j * chunks) * kLaneElements;
-    auto* to = reinterpret_cast<LaneChunk<Storage>*>(tile + j * stride + e);
-    const Storage* from =
-        j < count ? cache.row(block_row[(first + j) / block_size], (first + j) % block_size, kv_head) + e : cache.data;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (aligned) {
-      const unsigned address = unsigned(__cvta_generic_to_shared(to));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(address), "l"(from),
-                   "r"(j < count ? 16 : 0));
-      return;
-    }
-#endif
-    if (j >= count) {
-      *to = LaneChunk<Storage>{};
-    } else if (aligned) {
-      *to = *reinterpret_cast<const LaneChunk<Storage>*>(from);
-    } else {
-      for (int x = 0; x < kLaneElements; ++x) to->values[x] = from[x];
-    }
-  });
-}
-
-// Closes the group of tiles this thread has staged since the last commit.
-KOKKOS_INLINE_FUNCTION void fragment_tiles_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;");
-#endif
-}
-
-// Waits until at most Pending of this thread's committed groups are in flight; a team barrier
-// after it makes the tiles of the finished groups visible to every warp.
-template <int Pending>
-KOKKOS_INLINE_FUNCTION void fragment_tiles_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending));
-#endif
-}
-
 // Loads the warp's Q operands: q_at(row, d) gives the element (zero for padding rows).
 template <class T, class QAt>
 KOKKOS_INLINE_FUNCTION void load_q_fragments(WarpRowFragments& f, int head_size, const QAt& q_at) {
