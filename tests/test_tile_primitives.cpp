@@ -1,8 +1,9 @@
 // The split-KV kernels' tile primitives on their own, on the build's execution space: staging
-// paged K/V rows into scratch (team_stage_rows, the one-warp WarpStageRing with bulk copies on
-// Hopper) and summing across a thread's vector lanes (vector_lanes_sum).
+// paged K/V rows into scratch (team_stage_rows, the one-warp WarpStageRing), summing across a
+// thread's vector lanes (vector_lanes_sum), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
+#include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/vector_lanes.hpp"
 #include "kattn/tiles/warp_stage.hpp"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -72,8 +74,7 @@ struct StageRowsOnce {
   }
 };
 
-// A one-warp ring of two stages over the tiles of `rows` keys from key 0 (bulk copies on Hopper,
-// but for fp8, whose 40-byte scratch rows are not 16-byte units); copies each tile out.
+// A one-warp ring of two stages over the tiles of `rows` keys from key 0; copies each tile out.
 template <class Storage>
 struct RingOverTiles {
   PagedKvAccessor<Storage> cache;
@@ -85,9 +86,7 @@ struct RingOverTiles {
     constexpr int kStages = 2;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
-    auto* barriers = static_cast<std::uint64_t*>(team.team_scratch(0).get_shmem_aligned(kStages * sizeof(std::uint64_t), 16));
-    const WarpStageRing<Storage> ring{tiles, barriers, kStages, rows, stride, head_size, true};
-    ring.init(team);
+    const WarpStageRing<Storage> ring{tiles, kStages, rows, stride, head_size, true};
     const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
     const int num_tiles = int(out.extent(0));
     const auto stage = [&](int t) {
@@ -160,6 +159,22 @@ TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
         const int key = t * rows + j;
         ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f) << "tile " << t << " row " << j;
       }
+}
+
+TEST(FastDivisor, MatchesIntegerDivision) {
+  const auto check = [](int d, int n) {
+    int remainder = -1;
+    const int quotient = FastDivisor(d).divmod(n, remainder);
+    ASSERT_EQ(quotient, n / d) << n << " / " << d;
+    ASSERT_EQ(remainder, n % d) << n << " % " << d;
+  };
+  constexpr int kTop = std::numeric_limits<int>::max();
+  for (int d = 1; d <= 600; ++d) {
+    for (int n = 0; n < 4 * 1024; ++n) check(d, n);
+    for (int n = kTop; n > kTop - 4 * 1024; --n) check(d, n);  // the top of the range
+  }
+  for (const int d : {1000, 4097, 65535, 65536, 1 << 20, 999983, (1 << 30) - 1, 1 << 30})
+    for (const int n : {0, 1, d - 1, d, d + 1, 123456789, kTop}) check(d, n);
 }
 
 TEST(VectorLanes, SumAddsEachThreadsLanes) {

@@ -56,9 +56,6 @@ struct QBlockMmaKernel {
     load_q_fragments<Cache>(f, head_size, [&](int r, int d) {
       return rows.valid(row0 + r) ? args.q(rows.token(row0 + r), rows.head(row0 + r), d) : Cache{0};
     });
-KATTN_UNROLL
-    for (auto& tile : f.o)
-      for (float& value : tile) value = 0.0f;
     // This lane's two rows: the keys each sees, and its start (a sink's 1 counted by one lane of four).
     int position[2], head[2], key_begin[2], key_end[2];
 KATTN_UNROLL

@@ -87,8 +87,8 @@ inline std::optional<SplitKvShape> split_kv_shape(int workers, int partition_siz
 }
 
 // Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): one region for kSplitKvMmaStages K/V
-// tile pairs of kFragmentTileKeys keys, which the partitions' merge weights reuse, the stages'
-// barriers, and the partition's block ids.
+// tile pairs of kFragmentTileKeys keys, which the partitions' merge weights reuse, and the
+// partition's block ids.
 constexpr int kSplitKvMmaStages = 2;  // two tile pairs of head 128 fill Kokkos' 40 KB
 
 KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int num_partitions,
@@ -101,7 +101,6 @@ KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int 
 inline std::size_t split_kv_mma_scratch_bytes(int partition_size, int block_size, int head_size, int num_partitions,
                                               std::size_t element_bytes) {
   return split_kv_mma_region_bytes(head_size, num_partitions, element_bytes) + 16 +
-         kSplitKvMmaStages * sizeof(std::uint64_t) + 16 +
          scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t));
 }
 

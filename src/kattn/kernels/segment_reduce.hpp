@@ -82,7 +82,7 @@ struct SegmentReduceKernel {
       const float sum = load_partial(partials.sum(s, token, head));
       weights(s) = sum > 0.0f ? compat::exp(load_partial(partials.max(s, token, head)) - global_max) : 0.0f;
     });
-    team_sync(team);
+    team.team_barrier();
     float total = 0.0f;
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, num_segments),
@@ -105,7 +105,7 @@ struct SegmentReduceKernel {
       }
       args.store_out(token, head, d, value * inverse_total);
     });
-    team_sync(team);  // a static-grid team reuses the weights for its next item
+    team.team_barrier();  // a static-grid team reuses the weights for its next item
   }
 };
 
@@ -120,7 +120,7 @@ KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const A
                                                      int num_partitions, int first_token, int token, int first_head,
                                                      int rows, float* weights) {
   Kokkos::memory_fence();
-  team_sync(team);
+  team.team_barrier();
   int last = 0;
   Kokkos::single(
       Kokkos::PerTeam(team),

@@ -127,7 +127,7 @@ struct SplitKvKernel {
         }
       }
     }
-    team_sync(team);
+    team.team_barrier();
 
     const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
     const int stage_keys = shape.stage_keys();
@@ -146,7 +146,7 @@ struct SplitKvKernel {
     for (int tile = 0; tile < shape.stages - 1; ++tile) stage(tile);
     for (int tile = 0; tile < num_tiles; ++tile) {
       team_stage_wait(shape.stages - 2);
-      team_sync(team);   // the tile is in scratch, and every worker is done with the previous one
+      team.team_barrier();   // the tile is in scratch, and every worker is done with the previous one
       stage(tile + shape.stages - 1);  // into the previous tile's buffer
       const Cache* k_tile = tiles + std::size_t(2 * (tile % shape.stages)) * stage_elements;
       const int key0 = it.first + tile * stage_keys + worker * shape.worker_keys;
@@ -234,7 +234,7 @@ struct SplitKvKernel {
         worker_max(worker * kRows + r) = s.softmax[r].max;
         worker_sum(worker * kRows + r) = s.softmax[r].sum;
       }
-    team_sync(team);
+    team.team_barrier();
     KATTN_UNROLL
     for (int r = 0; r < kRows; ++r) {
       if (r >= it.rows) break;
@@ -251,7 +251,7 @@ struct SplitKvKernel {
           if (d < head_size) Kokkos::atomic_add(&merged(r * head_size + d), weight * s.out[r][c][e]);
         }
     }
-    team_sync(team);
+    team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, it.rows * head_size), [&](int i) {
       const int r = i / head_size;
       const int d = i - r * head_size;

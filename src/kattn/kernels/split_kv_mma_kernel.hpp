@@ -3,7 +3,7 @@
 // that keeps up to 16 query heads of a KV head as register rows (warp_fragments.hpp), so a key's
 // dot products and weighted sums cost a share of an mma instead of a CUDA-core loop per lane
 // (GQA decode is then bound by memory, not by issue slots). The warp owns a ring of K/V tiles
-// (WarpStageRing: bulk copies on Hopper), computes on one while the next is in flight, and no
+// (WarpStageRing: cp.async), computes on one while the next is in flight, and no
 // other warp waits on it. Partitions merge as in SplitKvKernel: the last team of a row group.
 #pragma once
 
@@ -29,7 +29,7 @@ struct SplitKvMmaKernel {
   int first_token;
   bool aligned;              // every cache row admits 16-byte copies
 
-  // Scratch: the tiles (later the partition merge's weights), the ring's barriers, the block ids.
+  // Scratch: the tiles (later the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const SplitKvItem it =
         split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
@@ -37,17 +37,15 @@ struct SplitKvMmaKernel {
     const int block_size = args.block_size;
     const std::size_t region_bytes = split_kv_mma_region_bytes(head_size, num_partitions, sizeof(Cache));
     void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
-    auto* barriers = static_cast<std::uint64_t*>(
-        team.team_scratch(0).get_shmem_aligned(kSplitKvMmaStages * sizeof(std::uint64_t), 16));
     const int first_block = it.first / block_size;
     const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
     const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size + 2);
     const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
 
-    const WarpStageRing<Cache> ring{static_cast<Cache*>(region), barriers, kSplitKvMmaStages, kFragmentTileKeys,
+    const WarpStageRing<Cache> ring{static_cast<Cache*>(region), kSplitKvMmaStages, kFragmentTileKeys,
                                     fragment_tile_stride(head_size), head_size, aligned};
-    ring.init(team);  // its barrier also publishes the block ids
+    team.team_barrier();  // the block ids are visible
     const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
     const int num_tiles = (it.end - it.first + kFragmentTileKeys - 1) / kFragmentTileKeys;
     const auto stage = [&](int t) {
@@ -65,10 +63,12 @@ struct SplitKvMmaKernel {
       return r < it.rows ? args.q(it.token, it.first_head + r, d) : Cache{0};
     });
     int head[2];
+    bool real_row[2];
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int row = fragment_row(lane, 2 * h);
       head[h] = it.first_head + row;
+      real_row[h] = row < it.rows;
       f.state[h] = num_partitions > 1 || row >= it.rows ? SoftmaxState{} : rules.initial_state(head[h]);
       if (lane & 3) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of four
     }
@@ -76,7 +76,7 @@ KATTN_UNROLL
 
     for (int t = 0; t < num_tiles; ++t) {
       ring.wait(t);
-      team_sync(team);  // the tile is visible, and the previous one is read: restage it
+      team.team_barrier();  // the tile is visible, and the previous one is read: restage it
       stage(t + kSplitKvMmaStages - 1);
       const int first = it.first + t * kFragmentTileKeys;
       WarpScores s;
@@ -90,9 +90,12 @@ KATTN_UNROLL
         for (int j = 0; j < kFragmentTileKeys / 8; ++j)
 KATTN_UNROLL
           for (int i = 0; i < 4; ++i) {
+            // Padding rows keep their zero scores: no bias of a head past the group is read, and
+            // their max never moves (no rescale for them).
             const int key = first + 8 * j + fragment_column(lane, i);
-            s[j][i] = key < it.end ? rules.logit(s[j][i], head[i >> 1], it.position, key, it.context_len)
-                                   : -compat::infinity();
+            if (real_row[i >> 1])
+              s[j][i] = key < it.end ? rules.logit(s[j][i], head[i >> 1], it.position, key, it.context_len)
+                                     : -compat::infinity();
           }
       }
       warp_softmax_step(f, s);

@@ -10,6 +10,7 @@
 // and wait do nothing), so the same kernel runs on every backend.
 #pragma once
 
+#include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
 #include "kattn/tiles/paged_kv.hpp"
 
@@ -22,8 +23,19 @@ namespace kattn {
 struct CacheRowsAt {
   const std::int32_t* block_ids;
   int first_block;
-  int block_size;
+  FastDivisor block_size;
   int kv_head;
+
+  // The cache block (an id from the table) and slot of sequence key `key`.
+  KOKKOS_INLINE_FUNCTION std::int32_t locate(int key, int& slot) const {
+    return block_ids[block_size.divmod(key, slot) - first_block];
+  }
+  template <class Storage>
+  KOKKOS_INLINE_FUNCTION const Storage* row(const PagedKvAccessor<Storage>& cache, int key) const {
+    int slot;
+    const std::int32_t block = locate(key, slot);
+    return cache.row(block, slot, kv_head);
+  }
 };
 
 namespace stage_detail {
@@ -59,9 +71,7 @@ KOKKOS_INLINE_FUNCTION void team_stage_rows(const Member& team, const PagedKvAcc
     const int e = (i - j * chunks) * kLaneElements;
     auto* to = reinterpret_cast<LaneChunk<Storage>*>(tile + j * stride + e);
     const int key = first + j;
-    const Storage* from =
-        j < count ? cache.row(at.block_ids[key / at.block_size - at.first_block], key % at.block_size, at.kv_head) + e
-                  : cache.data;
+    const Storage* from = j < count ? at.row(cache, key) + e : cache.data;
     const bool whole = aligned && e + kLaneElements <= head_size;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (whole) return stage_detail::copy_chunk_async<sizeof(LaneChunk<Storage>)>(to, from, j < count);

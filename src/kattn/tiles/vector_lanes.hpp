@@ -24,25 +24,14 @@ KOKKOS_INLINE_FUNCTION int vector_lane(const Member&) {
 
 #if defined(__CUDA_ARCH__)
 namespace lanes_detail {
-// The lanes of the calling thread's team within its warp: Kokkos packs teams of fewer than 32
-// threads several to a warp (blockDim.z teams a block).
+// The lanes of the calling thread's team: a Kokkos team is a CUDA block (blockDim.z is 1 for
+// team kernels), so a team of fewer than 32 threads is the first lanes of its only warp.
 __device__ inline unsigned team_warp_mask() {
   const unsigned threads = blockDim.x * blockDim.y;
-  return threads >= 32 ? 0xffffffffu : ((1u << threads) - 1u) << ((threadIdx.z * threads) & 31u);
+  return threads >= 32 ? 0xffffffffu : (1u << threads) - 1u;
 }
 }  // namespace lanes_detail
 #endif
-
-// A team barrier that also orders the lanes of a team of at most a warp, for which Kokkos'
-// team_barrier on CUDA is only a memory fence (lanes of a warp do not run in lockstep since Volta):
-// what one lane wrote to scratch before it, every lane of the team reads after it.
-template <class Member>
-KOKKOS_INLINE_FUNCTION void team_sync(const Member& team) {
-  team.team_barrier();
-#if defined(__CUDA_ARCH__)
-  if (blockDim.z > 1) __syncwarp(lanes_detail::team_warp_mask());
-#endif
-}
 
 // values[i] becomes the sum of values[i] over the thread's `lanes` lanes, in every lane (xor butterfly).
 template <int N>

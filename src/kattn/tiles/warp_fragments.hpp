@@ -37,7 +37,7 @@ KOKKOS_INLINE_FUNCTION constexpr int fragment_tile_stride(int head_size) { retur
 // What one lane keeps for its two rows.
 struct WarpRowFragments {
   std::uint32_t q[kFragmentMaxHead / 16][4];  // A operands of Q, one per 16 head elements
-  float o[kFragmentMaxHead / 8][4];           // output accumulator, one tile per 8 head elements
+  float o[kFragmentMaxHead / 8][4] = {};      // output accumulator, one tile per 8 head elements
   SoftmaxState state[2];                      // rows l/4 and l/4 + 8; sums are this lane's share
 };
 
@@ -140,17 +140,23 @@ KOKKOS_INLINE_FUNCTION void warp_scores(const WarpRowFragments& f, const T* k_ti
 // row's running max, rescales its accumulator, and turns s into the weights.
 KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments& f, WarpScores& s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float alpha[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float tile_max = -compat::infinity();
 #pragma unroll
     for (int j = 0; j < kFragmentTileKeys / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
-    const float alpha = f.state[h].rescale_to(fragment_detail::quad_max(tile_max));
+    alpha[h] = f.state[h].rescale_to(fragment_detail::quad_max(tile_max));
+  }
+  // Past the first tiles a row's max rarely moves: skip the accumulator's rescale when no row's did.
+  if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
 #pragma unroll
-    for (int n = 0; n < kFragmentMaxHead / 8; ++n) {
-      f.o[n][2 * h] *= alpha;
-      f.o[n][2 * h + 1] *= alpha;
-    }
+    for (int n = 0; n < kFragmentMaxHead / 8; ++n)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) f.o[n][i] *= alpha[i >> 1];
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
     float tile_sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < kFragmentTileKeys / 8; ++j)

@@ -1,22 +1,24 @@
 // Warp-scope ring of K/V tiles in scratch for a warp that owns its pipeline (the tensor-core
-// split-KV kernel): each stage holds a K tile and a V tile of `rows` keys, filled while the warp
-// computes on an earlier stage.
+// split-KV kernel): each stage holds a K tile and a V tile of `rows` keys, filled by cp.async
+// while the warp computes on an earlier stage.
 //
-// On Hopper (sm_90) with 16-byte rows a tile row is one bulk copy (cp.async.bulk, 16-byte
-// multiples) completing on the stage's mbarrier: two copies per key instead of one instruction
-// per 16 bytes, so staging costs the warp almost no issue slots. Elsewhere (sm_80, unaligned
-// rows) the rows go through team_stage_rows (cp.async groups), and on host backends the copy is
-// done on return.
+// A row's lane chunks are split over `pieces` lanes (a power of two; up to 4 chunks each, lane p
+// of a row taking chunks p, p + pieces, ...), so the lanes of a row copy adjacent chunks in one
+// instruction, and a lane finds a key's block and slot once for its K and V chunks: a 32-key
+// tile pair of head 128 costs a lane 4 lookups and 32 copies. (Per-row bulk copies,
+// cp.async.bulk, measured 4x the instructions: each is a warp-uniform instruction that the
+// compiler issues once per lane in a loop.) Host backends and rows that do not admit whole lane
+// chunks go through team_stage_rows.
 //
-// Contract: every call is made by all lanes of the warp, which is the whole team (a one-warp team:
-// team barriers are warp barriers). init() once before the first stage(); stage(t) for t = 0, 1,
-// ... in order, at most `stages` - 1 ahead of the tile being computed; wait(t) before reading tile
-// t, followed by team_sync; a tile's buffer is restaged only after a barrier that follows
-// the last reads of it. Rows from `count` on are zeros.
+// Contract: every call is made by all lanes of the warp, which is the whole team (a one-warp
+// team). stage(t) for t = 0, 1, ... in order (skip() past the last tile), at most `stages` - 1
+// ahead of the tile being computed; wait(t) then a team barrier before reading tile
+// t; a tile's buffer is restaged only after a barrier that follows the last reads of it. Rows
+// from `count` on are zeros.
 #pragma once
 
+#include "kattn/core/compat.hpp"
 #include "kattn/tiles/team_stage.hpp"
-#include "kattn/tiles/vector_lanes.hpp"
 
 #include <cstdint>
 
@@ -25,72 +27,43 @@ namespace kattn {
 template <class Storage>
 struct WarpStageRing {
   Storage* tiles;            // [stages][2][rows][stride]: K then V of each stage, 16-byte aligned
-  std::uint64_t* barriers;   // [stages] mbarriers (bulk copies)
   int stages, rows, stride;  // stride: elements per row, a multiple of kLaneElements
   int head_size;             // elements of a cache row
   bool aligned;              // every cache row admits LaneChunk loads (lane_chunks_aligned)
 
-  // Whether tiles come by bulk copies here: sm_90, and rows and their scratch places in whole,
-  // aligned 16-byte units.
-  KOKKOS_INLINE_FUNCTION bool bulk() const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    return aligned && sizeof(LaneChunk<Storage>) >= 16 && (head_size * sizeof(Storage)) % 16 == 0 &&
-           (stride * sizeof(Storage)) % 16 == 0;
-#else
-    return false;
-#endif
-  }
-
   KOKKOS_INLINE_FUNCTION Storage* k_tile(int t) const { return tiles + std::size_t(2 * (t % stages)) * rows * stride; }
   KOKKOS_INLINE_FUNCTION Storage* v_tile(int t) const { return k_tile(t) + std::size_t(rows) * stride; }
-
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION void init(const Member& team) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (bulk() && threadIdx.x == 0 && threadIdx.y == 0)
-      for (int s = 0; s < stages; ++s)
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(unsigned(__cvta_generic_to_shared(barriers + s))));
-    asm volatile("fence.mbarrier_init.release.cluster;");
-#endif
-    team_sync(team);
-  }
 
   // Stages keys first .. first + count - 1 (count <= rows) as tile t.
   template <class Member>
   KOKKOS_INLINE_FUNCTION void stage(const Member& team, int t, const PagedKvAccessor<Storage>& k,
                                     const PagedKvAccessor<Storage>& v, const CacheRowsAt& at, int first,
                                     int count) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (bulk()) {
-      const int lane = int(threadIdx.x);
-      const unsigned row_bytes = unsigned(head_size * sizeof(Storage));
-      const unsigned barrier = unsigned(__cvta_generic_to_shared(barriers + t % stages));
-      if (count < rows) {  // zero rows: written by this proxy, then fenced for the copies of later rounds
-        const int words = stride * int(sizeof(Storage)) / 4;  // rows are whole 4-byte words (8-element multiples)
-        for (int i = lane; i < (rows - count) * 2 * words; i += 32) {
-          const int row = i / words;
-          Storage* at_row = (row & 1 ? v_tile(t) : k_tile(t)) + std::size_t(count + row / 2) * stride;
-          reinterpret_cast<std::uint32_t*>(at_row)[i - row * words] = 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (aligned && head_size % kLaneElements == 0) {
+      constexpr std::size_t kChunkBytes = sizeof(LaneChunk<Storage>);
+      const int chunks = head_size / kLaneElements;
+      int piece_bits = 0;
+      while ((4 << piece_bits) < chunks) ++piece_bits;
+      const int pieces = 1 << piece_bits;
+      for (int item = int(threadIdx.x); item < rows * pieces; item += 32) {
+        const int j = item >> piece_bits, piece = item & (pieces - 1);
+        const bool valid = j < count;
+        int slot = 0;
+        const std::int32_t block = valid ? at.locate(first + j, slot) : 0;
+        const Storage* k_row = valid ? k.row(block, slot, at.kv_head) : k.data;
+        const Storage* v_row = valid ? v.row(block, slot, at.kv_head) : v.data;
+        Storage* k_to = k_tile(t) + std::size_t(j) * stride;
+        Storage* v_to = v_tile(t) + std::size_t(j) * stride;
+KATTN_UNROLL
+        for (int c = 0; c < 4; ++c) {
+          const int e = (piece + c * pieces) * kLaneElements;
+          if (e >= head_size) break;
+          stage_detail::copy_chunk_async<kChunkBytes>(k_to + e, k_row + (valid ? e : 0), valid);
+          stage_detail::copy_chunk_async<kChunkBytes>(v_to + e, v_row + (valid ? e : 0), valid);
         }
       }
-      asm volatile("fence.proxy.async.shared::cta;");  // earlier reads and writes of the buffer before the copies
-      __syncwarp();
-      if (lane == 0)
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(2 * count * row_bytes)
-                     : "memory");
-      __syncwarp();
-      for (int i = lane; i < 2 * count; i += 32) {
-        const int key = first + i / 2;
-        const PagedKvAccessor<Storage>& cache = i & 1 ? v : k;
-        const Storage* from = cache.row(at.block_ids[key / at.block_size - at.first_block], key % at.block_size, at.kv_head);
-        Storage* to = (i & 1 ? v_tile(t) : k_tile(t)) + std::size_t(i / 2) * stride;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                unsigned(__cvta_generic_to_shared(to))),
-            "l"(from), "r"(row_bytes), "r"(barrier)
-            : "memory");
-      }
-      return;
+      return team_stage_commit();
     }
 #endif
     team_stage_rows(team, k, at, first, count, rows, head_size, stride, aligned, k_tile(t));
@@ -99,28 +72,9 @@ struct WarpStageRing {
   }
 
   // An empty stage where the ring runs past the last tile (keeps the cp.async group counts uniform).
-  KOKKOS_INLINE_FUNCTION void skip() const {
-    if (!bulk()) team_stage_commit();
-  }
+  KOKKOS_INLINE_FUNCTION void skip() const { team_stage_commit(); }
 
-  KOKKOS_INLINE_FUNCTION void wait(int t) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (bulk()) {
-      const unsigned barrier = unsigned(__cvta_generic_to_shared(barriers + t % stages));
-      const unsigned parity = unsigned(t / stages) & 1u;
-      unsigned done = 0;
-      while (!done)
-        asm volatile(
-            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(barrier), "r"(parity)
-            : "memory");
-      return;
-    }
-#endif
-    (void)t;
-    team_stage_wait(stages - 2);
-  }
+  KOKKOS_INLINE_FUNCTION void wait(int) const { team_stage_wait(stages - 2); }
 };
 
 }  // namespace kattn
