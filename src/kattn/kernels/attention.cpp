@@ -12,7 +12,7 @@ namespace kattn {
 struct AttentionPlan::Launches {
   std::optional<PartLaunch> decodes;  // the leading decodes, run apart
   std::optional<PartLaunch> main;     // the whole batch, or the sequences after the leading decodes
-  char* base = nullptr;
+  Workspace::Buffers buffers;
 };
 
 namespace {
@@ -34,8 +34,8 @@ void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionI
   validate_inputs(in, out, g, false);
   const AttentionPlan::Launches& parts = *plan.launches();
   const auto args = make_kernel_args(in, plan.params(), out);
-  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.base);
-  launch_part(launches, args, g, *parts.main, parts.base);
+  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.buffers);
+  launch_part(launches, args, g, *parts.main, parts.buffers);
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
     launches->decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, decodes, 0, decodes, g, layout);
   launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, g.num_seqs,
                          decodes, g.num_tokens - decodes, g, layout);
-  launches->base = workspace.commit(layout);
+  launches->buffers = workspace.commit(layout);
   return AttentionPlan(g, params, call, std::move(launches));
 }
 

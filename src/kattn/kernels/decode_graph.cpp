@@ -39,12 +39,12 @@ DecodeGraph<T>::DecodeGraph(const AttentionInputs<T, T>& buffers, const Attentio
 
   Workspace::Layout layout;
   const PartLaunch part(plan_, batch, 0, g.num_seqs, 0, g.num_tokens, g, layout);
-  char* base = workspace_.commit(layout);
+  const Workspace::Buffers workspace = workspace_.commit(layout);
   const auto args = make_kernel_args(buffers, params, out);
   const ExecutionSpace space = options.space.value_or(ExecutionSpace());
   graph_ = Kokkos::Experimental::create_graph(space, [&](const auto& root) {
     GraphLaunches launches{space, root};
-    launch_split_kv(launches, args, g, part, base);
+    launch_split_kv(launches, args, g, part, workspace);
   });
 }
 

@@ -11,13 +11,21 @@
 #include "kattn/kernels/qblock_offsets.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/kernels/split_kv_kernel.hpp"
+#include "kattn/kernels/split_kv_mma_kernel.hpp"
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace kattn {
+
+// Row groups of a split-KV launch (plan.block_m query heads a team): teams per (token, KV head)
+// before partitions.
+inline int split_kv_row_groups(const Geometry& g, const LaunchPlan& plan) {
+  return (g.queries_per_kv() + plan.block_m - 1) / plan.block_m;
+}
 
 // One launch of a call: its plan, the sequences and tokens it covers, and where its arrays sit in
 // the workspace. Every launch of a call reserves its arrays before the call commits the buffer
@@ -27,6 +35,7 @@ struct PartLaunch {
   int first_seq = 0, end_seq = 0, first_token = 0, num_tokens = 0;  // sequences [first_seq, end_seq)
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
+  std::size_t counters_at = 0;  // split_kv with partitions: one counter per (token, KV head, row group)
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
              int tokens, const Geometry& g, Workspace::Layout& layout)
@@ -40,6 +49,8 @@ struct PartLaunch {
     partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
     partials_max_at = layout.reserve(rows, sizeof(float));
     partials_sum_at = layout.reserve(rows, sizeof(float));
+    if (plan.variant == Variant::split_kv && plan.num_segments > 1)
+      counters_at = layout.reserve_counters(std::size_t(num_tokens) * g.num_kv_heads * split_kv_row_groups(g, plan));
   }
 
   SegmentPartials partials(char* base, const Geometry& g) const {
@@ -74,21 +85,41 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
   launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, part.num_tokens, static_grid});
 }
 
+// One launch: the partitions' partials are merged by the last team of each row group.
 template <class Launches, class Args>
-void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                     const Workspace::Buffers& buffers) {
   const LaunchPlan& plan = part.plan;
-  const int row_groups = (g.queries_per_kv() + kSplitKvMaxRows - 1) / kSplitKvMaxRows;
+  const int row_groups = split_kv_row_groups(g, plan);
   const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
   if (items > std::numeric_limits<int>::max())
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
-  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(base, g) : SegmentPartials{};
-  using Kernel = SplitKvKernel<ExecutionSpace, Args>;
+  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(buffers.base, g) : SegmentPartials{};
+  using Cache = typename Args::cache_type;
+  std::int32_t* counters = buffers.counters + part.counters_at;
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+    if (plan.register_rows) {
+      TeamPolicy policy(launches.space, int(items), 1, tensor_core_lanes());
+      policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size,
+                                                                            plan.num_segments, sizeof(Cache))));
+      launches("kattn::split_kv", policy,
+               SplitKvMmaKernel<ExecutionSpace, Args>{args, partials, counters, plan.tile_size, plan.num_segments,
+                                                      row_groups, plan.block_m, part.first_token, kv_rows_aligned(args)});
+      return;
+    }
+  }
+  const std::optional<SplitKvShape> shape =
+      split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments, sizeof(Cache),
+                     std::size_t(TeamPolicy::scratch_size_max(0)));
+  if (!shape) throw NotSupported("split_kv variant: the plan's tiles do not fit in team scratch");  // the planner fits them
   TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
-  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(plan.tile_size, g.head_size)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
+                                                                    plan.num_segments, sizeof(Cache))));
   launches("kattn::split_kv", policy,
-           Kernel{args, partials, plan.tile_size, plan.num_segments, row_groups, part.first_token, kv_rows_aligned(args)});
-  if (plan.num_segments > 1) launch_segment_reduce(launches, args, g, part, partials);
+           SplitKvKernel<ExecutionSpace, Args>{args, partials, counters, *shape, plan.tile_size, plan.num_segments,
+                                               row_groups, plan.block_m, plan.vector_length, part.first_token,
+                                               kv_rows_aligned(args)});
 }
 
 template <class Launches, class Args>
@@ -138,14 +169,16 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
 }
 
 template <class Launches, class Args>
-void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                 const Workspace::Buffers& buffers) {
+  char* base = buffers.base;
   switch (part.plan.variant) {
     case Variant::baseline: launch_baseline(launches, args, g, part.plan); break;
     case Variant::qblock:
     case Variant::qblock_static: launch_qblock<false>(launches, args, g, part, base); break;
     case Variant::segmented:
     case Variant::segmented_static: launch_qblock<true>(launches, args, g, part, base); break;
-    case Variant::split_kv: launch_split_kv(launches, args, g, part, base); break;
+    case Variant::split_kv: launch_split_kv(launches, args, g, part, buffers); break;
   }
 }
 

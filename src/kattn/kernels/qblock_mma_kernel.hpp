@@ -9,6 +9,7 @@
 
 #include "kattn/kernels/qblock_item.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
+#include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
 
 namespace kattn {
@@ -55,9 +56,6 @@ struct QBlockMmaKernel {
     load_q_fragments<Cache>(f, head_size, [&](int r, int d) {
       return rows.valid(row0 + r) ? args.q(rows.token(row0 + r), rows.head(row0 + r), d) : Cache{0};
     });
-KATTN_UNROLL
-    for (auto& tile : f.o)
-      for (float& value : tile) value = 0.0f;
     // This lane's two rows: the keys each sees, and its start (a sink's 1 counted by one lane of four).
     int position[2], head[2], key_begin[2], key_end[2];
 KATTN_UNROLL
@@ -88,19 +86,21 @@ KATTN_UNROLL
     const auto stage = [&](int tile, int buffer) {
       const int first = tile * kFragmentTileKeys;
       const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
-      stage_fragment_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, aligned,
-                          tiles + 2 * buffer * tile_elements);
-      stage_fragment_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, aligned,
-                          tiles + (2 * buffer + 1) * tile_elements);
-      fragment_tiles_commit();
+      const CacheRowsAt at{block_row, 0, args.block_size, rows.kv_head};
+      const int stride = fragment_tile_stride(head_size);
+      team_stage_rows(team, args.k, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
+                      tiles + 2 * buffer * tile_elements);
+      team_stage_rows(team, args.v, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
+                      tiles + (2 * buffer + 1) * tile_elements);
+      team_stage_commit();
     };
     if (it.tile_begin < it.tile_end) stage(it.tile_begin, 0);
     for (int tile = it.tile_begin, buffer = 0; tile < it.tile_end; ++tile, buffer ^= 1) {
       if (tile + 1 < it.tile_end) {
         stage(tile + 1, buffer ^ 1);
-        fragment_tiles_wait<1>();
+        team_stage_wait(1);
       } else {
-        fragment_tiles_wait<0>();
+        team_stage_wait(0);
       }
       team.team_barrier();
       const int first = tile * kFragmentTileKeys;

@@ -4,14 +4,16 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 namespace kattn {
 
 constexpr int kSplitKvMaxRows = 4;  // query heads per split-KV team: registers per lane grow with it
-                                    // (8 rows: 122 registers and 8-15 % slower decode on the H100)
 
 using FloatScratch = Kokkos::View<float*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 using IndexScratch = Kokkos::View<std::int32_t*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -30,15 +32,76 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
          2 * scratch_array_bytes(std::size_t(tile_size) * head_size, element_bytes);
 }
 
-// Split-KV kernel: q [kSplitKvMaxRows × head padded to whole lanes], scores [rows × partition],
-// row max / sum / alpha, acc [rows × head], all fp32; the block ids of a partition (at most one
-// per key, plus one where the partition starts inside a block).
-inline std::size_t split_kv_scratch_bytes(int partition_size, int head_size) {
-  const std::size_t rows = kSplitKvMaxRows;
-  return scratch_array_bytes(rows * std::size_t(lanes_for(head_size)) * kLaneElements, sizeof(float)) +
-         scratch_array_bytes(rows * std::size_t(partition_size), sizeof(float)) +
-         3 * scratch_array_bytes(rows, sizeof(float)) + scratch_array_bytes(rows * std::size_t(head_size), sizeof(float)) +
-         scratch_array_bytes(std::size_t(partition_size) + 1, sizeof(std::int32_t));
+// Split-KV decode kernel (split_kv_kernel.hpp). A team of `workers` Kokkos threads stages K/V
+// tiles of stage_keys() keys through `stages` scratch buffers; each worker takes worker_keys of
+// every tile. Scratch: the partition's block ids, the merged output [kSplitKvMaxRows × head] and
+// the workers' max/sum [workers × kSplitKvMaxRows] (fp32), and one region that holds the stage
+// buffers during the key loop and the partitions' merge weights after it.
+constexpr int kSplitKvMaxWorkerKeys = 2;  // keys a worker takes from each tile, at most
+constexpr int kSplitKvMaxStages = 4;      // tiles in flight, at most
+constexpr int kSplitKvMaxHead = 256;      // on GPUs a lane holds 8 elements of a row, a thread 32 lanes
+constexpr std::size_t kSplitKvStageBudget = 24 * 1024;  // bytes of stage buffers a team aims for
+
+struct SplitKvShape {
+  int workers = 1;      // the team size
+  int worker_keys = 1;  // keys a worker takes from each tile
+  int stages = 2;       // tiles in flight (2 to kSplitKvMaxStages)
+  int stride = 8;       // elements of a scratch row: head_size rounded up to whole lane chunks
+
+  KOKKOS_INLINE_FUNCTION int stage_keys() const { return workers * worker_keys; }
+  std::size_t stage_bytes(std::size_t element_bytes) const {  // K and V of one tile
+    return 2 * std::size_t(stage_keys()) * std::size_t(stride) * element_bytes;
+  }
+};
+
+inline std::size_t split_kv_scratch_bytes(const SplitKvShape& shape, int partition_size, int block_size,
+                                          int head_size, int num_partitions, std::size_t element_bytes) {
+  const std::size_t region = std::max(std::size_t(shape.stages) * shape.stage_bytes(element_bytes),
+                                      std::size_t(num_partitions) * sizeof(float));
+  return scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t)) +
+         scratch_array_bytes(std::size_t(kSplitKvMaxRows) * head_size, sizeof(float)) +
+         2 * scratch_array_bytes(std::size_t(shape.workers) * kSplitKvMaxRows, sizeof(float)) + region + 16;
+}
+
+// The largest tiles (up to kSplitKvMaxWorkerKeys keys a worker) of which at least two fit beside
+// the rest of the kernel's scratch, and as many stages of them as the budget holds; nullopt when
+// not even two one-key tiles fit.
+inline std::optional<SplitKvShape> split_kv_shape(int workers, int partition_size, int block_size, int head_size,
+                                                  int num_partitions, std::size_t element_bytes,
+                                                  std::size_t scratch_limit) {
+  SplitKvShape shape;
+  shape.workers = workers;
+  shape.stride = lanes_for(head_size) * kLaneElements;
+  for (shape.worker_keys = kSplitKvMaxWorkerKeys; shape.worker_keys >= 1; --shape.worker_keys) {
+    const std::size_t stage = shape.stage_bytes(element_bytes);
+    shape.stages = int(std::clamp<std::size_t>(kSplitKvStageBudget / stage, 2, kSplitKvMaxStages));
+    while (shape.stages > 2 &&
+           split_kv_scratch_bytes(shape, partition_size, block_size, head_size, num_partitions, element_bytes) >
+               scratch_limit)
+      --shape.stages;
+    if (split_kv_scratch_bytes(shape, partition_size, block_size, head_size, num_partitions, element_bytes) <=
+        scratch_limit)
+      return shape;
+  }
+  return std::nullopt;
+}
+
+// Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): one region for kSplitKvMmaStages K/V
+// tile pairs of kFragmentTileKeys keys, which the partitions' merge weights reuse, and the
+// partition's block ids.
+constexpr int kSplitKvMmaStages = 2;  // two tile pairs of head 128 fill Kokkos' 40 KB
+
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int num_partitions,
+                                                             std::size_t element_bytes) {
+  const std::size_t tiles =
+      std::size_t(kSplitKvMmaStages) * 2 * kFragmentTileKeys * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
+  const std::size_t weights = std::size_t(num_partitions) * sizeof(float);
+  return tiles > weights ? tiles : weights;
+}
+inline std::size_t split_kv_mma_scratch_bytes(int partition_size, int block_size, int head_size, int num_partitions,
+                                              std::size_t element_bytes) {
+  return split_kv_mma_region_bytes(head_size, num_partitions, element_bytes) + 16 +
+         scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t));
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kattn/kernels/kernel_args.hpp"
+#include "kattn/tiles/vector_lanes.hpp"
 
 namespace kattn {
 
@@ -28,6 +29,17 @@ struct SegmentPartials {
     return sum_rows(segment, token - first_token, head);
   }
 };
+
+// A partial written by another team of the same launch (split_kv's last-team merge): read past
+// the SM's L1, which is not coherent with other SMs' writes (on CUDA a cache-global load, which the
+// compiler may still batch, unlike a volatile one).
+KOKKOS_INLINE_FUNCTION float load_partial(const float& value) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(&value);
+#else
+  return *static_cast<const volatile float*>(&value);
+#endif
+}
 
 // Merges the segment partials of each (token, query head), and the head's sink: the weight of
 // each segment (exp of its max against the row's max) is computed once per row into team scratch.
@@ -62,31 +74,67 @@ struct SegmentReduceKernel {
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, num_segments),
         [&](int s, float& m) {
-          if (partials.sum(s, token, head) > 0.0f) m = compat::fmax(m, partials.max(s, token, head));
+          if (load_partial(partials.sum(s, token, head)) > 0.0f) m = compat::fmax(m, load_partial(partials.max(s, token, head)));
         },
         Kokkos::Max<float>(segments_max));
     const float global_max = compat::fmax(segments_max, sink.max);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_segments), [&](int s) {
-      weights(s) = partials.sum(s, token, head) > 0.0f ? compat::exp(partials.max(s, token, head) - global_max) : 0.0f;
+      const float sum = load_partial(partials.sum(s, token, head));
+      weights(s) = sum > 0.0f ? compat::exp(load_partial(partials.max(s, token, head)) - global_max) : 0.0f;
     });
     team.team_barrier();
     float total = 0.0f;
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, num_segments),
         [&](int s, float& t) {
-          if (weights(s) > 0.0f) t += weights(s) * partials.sum(s, token, head);
+          if (weights(s) > 0.0f) t += weights(s) * load_partial(partials.sum(s, token, head));
         },
         total);
     if (sink.sum > 0.0f) total += compat::exp(sink.max - global_max);
     const float inverse_total = total > 0.0f ? 1.0f / total : 0.0f;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, args.head_size), [&](int d) {
       float value = 0.0f;
-      for (int s = 0; s < num_segments; ++s)  // a segment without keys left its out unwritten
-        if (weights(s) > 0.0f) value += weights(s) * partials.out(s, token, head, d);
+      // A segment without keys left its out unwritten (and maybe NaN): selected away, not skipped,
+      // so that the loads of several segments are in flight at once.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#pragma unroll 8
+#endif
+      for (int s = 0; s < num_segments; ++s) {
+        const float partial = load_partial(partials.out(s, token, head, d));
+        value += weights(s) > 0.0f ? weights(s) * partial : 0.0f;
+      }
       args.store_out(token, head, d, value * inverse_total);
     });
     team.team_barrier();  // a static-grid team reuses the weights for its next item
   }
 };
+
+// The last team of a split-KV row group to finish merges every partition of its rows (query
+// heads first_head .. first_head + rows - 1 of `token`) into the output, with `weights` scratch of
+// num_partitions floats; the counter goes back to zero for the next call. The fences order each
+// team's partials before its count and the last team's reads after it (CUDA's
+// threadfence-reduction pattern). Called by every thread of the team, after its partials are written.
+template <class Space, class Member, class Args>
+KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const Args& args,
+                                                     const SegmentPartials& partials, std::int32_t* counter,
+                                                     int num_partitions, int first_token, int token, int first_head,
+                                                     int rows, float* weights) {
+  Kokkos::memory_fence();
+  team.team_barrier();
+  int last = 0;
+  Kokkos::single(
+      Kokkos::PerTeam(team),
+      [&](int& is_last) {
+        is_last = Kokkos::atomic_fetch_add(counter, 1) == num_partitions - 1;
+        if (is_last) *counter = 0;
+      },
+      last);
+  if (!last) return;
+  Kokkos::memory_fence();
+  using Reduce = SegmentReduceKernel<Space, Args>;
+  const Reduce reduce{args, partials, num_partitions, first_token, 0, false};
+  const typename Reduce::WeightScratch segment_weights(weights, num_partitions);
+  for (int r = 0; r < rows; ++r) reduce.process(team, segment_weights, (token - first_token) * args.num_q_heads + first_head + r);
+}
 
 }  // namespace kattn

@@ -1,209 +1,285 @@
-// Paper 4.5 shaped for decode (a query length of one, where the Q-block kernels stage K/V tiles
-// for a few rows and wait on barriers): one team per (query token, KV head, group of up to
-// kMaxRows query heads of that KV head, partition of the token's visible keys). Every K and V row
-// is read once, from global memory straight into registers with 16-byte lane loads (threads take
-// keys, vector lanes take 8 head elements each), so the kernel streams the cache at the memory's
-// rate. Within a partition the softmax is exact (all scores sit in team scratch); partitions are
-// merged by SegmentReduceKernel. Correct for any query length (each token is its own row), but
-// planned for decode.
+// Paper 4.5 shaped for decode, streaming the cache at the memory's rate (FlashInfer's batch
+// decode kernel, in Kokkos): one team per (query token, KV head, group of up to kSplitKvMaxRows
+// query heads of that KV head, partition of the token's visible keys).
+//
+// The team stages K/V tiles of stage_keys() keys into a ring of scratch buffers, `stages` - 1
+// tiles ahead of the one it computes on (team_stage_rows: cp.async on CUDA, so the loads in
+// flight cost no registers). A worker (a Kokkos thread of `lanes` vector lanes, 8 head elements a
+// lane) takes worker_keys keys of each tile for all the group's rows: it sums the dot products
+// across its lanes (vector_lanes_sum) and folds the keys into a softmax state and output kept in
+// registers, written SPMD-style (every lane runs the whole body; one team barrier per tile).
+// The workers' states merge in scratch; a partition writes its partial state, and the last team
+// of a row group to finish (a device-wide counter) merges all partitions, so decode is one launch.
+// Correct for any query length (each token is its own row), but planned for decode.
 #pragma once
 
 #include "kattn/kernels/kernel_args.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
-#include "kattn/tiles/qblock_tile_ops.hpp"
+#include "kattn/tiles/team_stage.hpp"
+#include "kattn/tiles/vector_lanes.hpp"
 
 namespace kattn {
 
-// The dot products of two keys with each row of the team's group, summed across the vector lanes.
-struct RowDots {
-  static constexpr int kValues = 2 * kSplitKvMaxRows;
-  float value[kValues];
-  KOKKOS_INLINE_FUNCTION RowDots() {
-    for (int i = 0; i < kValues; ++i) value[i] = 0.0f;
-  }
-  KOKKOS_INLINE_FUNCTION RowDots& operator+=(const RowDots& other) {
-    for (int i = 0; i < kValues; ++i) value[i] += other.value[i];
-    return *this;
-  }
-  KOKKOS_INLINE_FUNCTION void operator+=(const volatile RowDots& other) volatile {  // Kokkos 3.4's join
-    for (int i = 0; i < kValues; ++i) value[i] += other.value[i];
-  }
+// A split-KV team's share of the work, from its league rank: teams run over (token, KV head,
+// row group of rows_per_group query heads, partition of partition_size visible keys), partitions
+// fastest. Shared by the CUDA-core and the tensor-core split-KV kernels.
+struct SplitKvItem {
+  int partition, row_group_item, token, kv_head, first_head, rows;
+  int seq, position, context_len, first, end;  // the partition's keys are [first, end)
 };
 
-}  // namespace kattn
-
-template <>
-struct Kokkos::reduction_identity<kattn::RowDots> {
-  KOKKOS_FORCEINLINE_FUNCTION static kattn::RowDots sum() { return kattn::RowDots(); }
-};
-
-namespace kattn {
+template <class Args>
+KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_item(const Args& args, int league_rank, int num_partitions,
+                                                 int row_groups, int rows_per_group, int partition_size,
+                                                 int first_token) {
+  SplitKvItem it;
+  const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
+  it.partition = league_rank % num_partitions;
+  it.row_group_item = league_rank / num_partitions;
+  const int group = it.row_group_item % row_groups;
+  it.kv_head = it.row_group_item / row_groups % num_kv_heads;
+  it.token = first_token + it.row_group_item / (row_groups * num_kv_heads);
+  const int group_rows = args.queries_per_kv - group * rows_per_group;
+  it.rows = group_rows < rows_per_group ? group_rows : rows_per_group;
+  it.first_head = it.kv_head * args.queries_per_kv + group * rows_per_group;
+  it.seq = args.find_seq(it.token);
+  const int seq_len = args.seq_lens(it.seq);
+  it.context_len = seq_len - (args.cu_seqlens_q(it.seq + 1) - args.cu_seqlens_q(it.seq));
+  it.position = it.context_len + it.token - args.cu_seqlens_q(it.seq);
+  const int visible_end = args.rules.end_key(it.position, seq_len, it.seq);
+  it.first = args.rules.first_key(it.position) + it.partition * partition_size;
+  it.end = it.first + partition_size < visible_end ? it.first + partition_size : visible_end;
+  if (it.end < it.first) it.end = it.first;
+  return it;
+}
 
 template <class Space, class Args>
 struct SplitKvKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
+  using Cache = typename Args::cache_type;
+  static constexpr int kRows = kSplitKvMaxRows;
+  static constexpr int kKeys = kSplitKvMaxWorkerKeys;
+  // Lane chunks a lane holds: one on GPUs (lanes cover the row), the whole row on host backends.
+  static constexpr int kChunks =
+      Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible ? kSplitKvMaxHead / kLaneElements : 1;
 
   Args args;
   SegmentPartials partials;  // when num_partitions > 1
+  std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
+  SplitKvShape shape;
   int partition_size;        // keys per team
   int num_partitions;
-  int row_groups;            // ceil(queries_per_kv / kSplitKvMaxRows)
+  int row_groups;            // ceil(queries_per_kv / rows_per_group)
+  int rows_per_group;        // query heads per team, at most kRows
+  int lanes;                 // the launch's vector length
   int first_token;           // the launch's tokens are first_token, first_token + 1, ...
   bool aligned;              // every cache row admits LaneChunk loads
 
+  // What each worker lane keeps in registers over the key loop.
+  struct LaneState {
+    float q[kRows][kChunks][kLaneElements];
+    float out[kRows][kChunks][kLaneElements];
+    SoftmaxState softmax[kRows];
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
-    int rest = team.league_rank();
-    const int partition = rest % num_partitions;
-    rest /= num_partitions;
-    const int group = rest % row_groups;
-    rest /= row_groups;
-    const int kv_head = rest % num_kv_heads;
-    const int token = first_token + rest / num_kv_heads;
-
-    const int seq = args.find_seq(token);
-    const int seq_len = args.seq_lens(seq);
-    const int context_len = seq_len - (args.cu_seqlens_q(seq + 1) - args.cu_seqlens_q(seq));
-    const int position = context_len + token - args.cu_seqlens_q(seq);
-    const int visible_begin = args.rules.first_key(position);
-    const int visible_end = args.rules.end_key(position, seq_len, seq);
-    const int first = visible_begin + partition * partition_size;
-    const int end = first + partition_size < visible_end ? first + partition_size : visible_end;
-    const int count = end > first ? end - first : 0;
-    const int group_rows = args.queries_per_kv - group * kSplitKvMaxRows;
-    const int rows = group_rows < kSplitKvMaxRows ? group_rows : kSplitKvMaxRows;
-    const int first_head = kv_head * args.queries_per_kv + group * kSplitKvMaxRows;
+    const SplitKvItem it =
+        split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
     const int head_size = args.head_size;
-    const int lanes = lanes_for(head_size);
-    const int q_stride = lanes * kLaneElements;
-
-    const FloatScratch q(team.team_scratch(0), kSplitKvMaxRows * q_stride);
-    const FloatScratch scores(team.team_scratch(0), kSplitKvMaxRows * partition_size);
-    const FloatScratch row_max(team.team_scratch(0), kSplitKvMaxRows);
-    const FloatScratch row_sum(team.team_scratch(0), kSplitKvMaxRows);
-    const FloatScratch row_alpha(team.team_scratch(0), kSplitKvMaxRows);
-    const FloatScratch acc(team.team_scratch(0), kSplitKvMaxRows * head_size);
-    const IndexScratch blocks(team.team_scratch(0), partition_size + 1);
+    const int worker = team.team_rank();
+    const int lane = vector_lane(team);
+    const int workers = shape.workers;
     const int block_size = args.block_size;
-    const int first_block = first / block_size;
-    const int num_blocks = count > 0 ? (end - 1) / block_size - first_block + 1 : 0;
-    // q sits lane-interleaved: element e of lane l's chunk of row r at (r·kLaneElements + e)·lanes + l,
-    // so the lanes of a thread read consecutive words (row-major, 8 floats apart, they would hit
-    // the same banks four at a time).
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * q_stride), [&](int i) {
-      const int r = i / q_stride;
-      const int d = i - r * q_stride;
-      q((r * kLaneElements + d % kLaneElements) * lanes + d / kLaneElements) =
-          d < head_size ? to_float(args.q(token, first_head + r, d)) : 0.0f;
-      if (d < head_size) acc(r * head_size + d) = 0.0f;
-    });
-    // The partition's block ids, read once: every key's address then costs one load, not two.
-    const std::int32_t* block_row = &args.block_table(seq, 0) + first_block;
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { blocks(i) = block_row[i]; });
-    team.team_barrier();
-    const auto k_row = [&](int key) {
-      return args.k.row(blocks(key / block_size - first_block), key % block_size, kv_head);
-    };
-    const auto v_row = [&](int key) {
-      return args.v.row(blocks(key / block_size - first_block), key % block_size, kv_head);
-    };
-    // Scores: a thread per pair of keys (both rows loaded before either is used, to keep more
-    // loads in flight), its lanes split the head dimension and sum their dot products.
-    const int pairs = (count + 1) / 2;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](int pair) {
-      const int keys[2] = {first + pair, first + pair + pairs};
-      const bool second = pair + pairs < count;
-      const typename Args::cache_type* k_rows[2] = {k_row(keys[0]), second ? k_row(keys[1]) : nullptr};
-      RowDots dots;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, lanes),
-          [&](int lane, RowDots& partial) {
-            float k[2][kLaneElements] = {};
-            load_lane_chunk(k_rows[0], lane, head_size, aligned, k[0]);
-            if (second) load_lane_chunk(k_rows[1], lane, head_size, aligned, k[1]);
-            for (int r = 0; r < kSplitKvMaxRows; ++r) {
-              if (r >= rows) break;
-              float dot[2] = {0.0f, 0.0f};
-              for (int e = 0; e < kLaneElements; ++e) {
-                const float q_element = q((r * kLaneElements + e) * lanes + lane);
-                dot[0] += q_element * k[0][e];
-                dot[1] += q_element * k[1][e];
-              }
-              partial.value[r] += dot[0];
-              partial.value[kSplitKvMaxRows + r] += dot[1];
-            }
-          },
-          dots);
-      Kokkos::single(Kokkos::PerThread(team), [&]() {
-        for (int i = 0; i < (second ? 2 : 1); ++i)
-          for (int r = 0; r < rows; ++r)
-            scores(r * count + keys[i] - first) =
-                args.rules.logit(dots.value[i * kSplitKvMaxRows + r], first_head + r, position, keys[i], context_len);
-      });
-    });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows), [&](int r) {
-      row_max(r) = -compat::infinity();
-      row_sum(r) = 0.0f;
-    });
-    team.team_barrier();
-    qblock_softmax_update(team, rows, count, scores, row_max, row_sum, row_alpha);
-    team.team_barrier();
+    const int first_block = it.first / block_size;
+    const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
 
-    // Values: each thread sums its keys' weighted rows in registers, then adds them to acc; a
-    // thread loads kValueBatch rows before using any, so that many loads are in flight.
-    constexpr int kValueBatch = 4;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, team.team_size()), [&](int thread) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lanes), [&](int lane) {
-        float sums[kSplitKvMaxRows][kLaneElements] = {};
-        const int stride = team.team_size();
-        for (int j0 = thread; j0 < count; j0 += kValueBatch * stride) {
-          float v[kValueBatch][kLaneElements] = {};
-          for (int u = 0; u < kValueBatch; ++u)
-            if (j0 + u * stride < count) load_lane_chunk(v_row(first + j0 + u * stride), lane, head_size, aligned, v[u]);
-          for (int u = 0; u < kValueBatch; ++u) {
-            if (j0 + u * stride >= count) break;
-            for (int r = 0; r < kSplitKvMaxRows; ++r) {
-              if (r >= rows) break;
-              const float weight = scores(r * count + j0 + u * stride);
-              for (int e = 0; e < kLaneElements; ++e) sums[r][e] += weight * v[u][e];
-            }
-          }
+    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size + 2);
+    const FloatScratch merged(team.team_scratch(0), kRows * head_size);
+    const FloatScratch worker_max(team.team_scratch(0), workers * kRows);
+    const FloatScratch worker_sum(team.team_scratch(0), workers * kRows);
+    const std::size_t stage_elements = std::size_t(shape.stage_keys()) * shape.stride;
+    const std::size_t region_bytes = std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache) >
+                                             std::size_t(num_partitions) * sizeof(float)
+                                         ? std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache)
+                                         : std::size_t(num_partitions) * sizeof(float);
+    void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
+    auto* tiles = static_cast<Cache*>(region);
+
+    // The partition's block ids, read once: every key's address then costs one scratch load.
+    const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * head_size), [&](int i) { merged(i) = 0.0f; });
+
+    LaneState s;
+    const int row_chunks = lanes_for(head_size);
+    KATTN_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      KATTN_UNROLL
+      for (int c = 0; c < kChunks; ++c) {
+        const int d0 = (c * lanes + lane) * kLaneElements;
+        KATTN_UNROLL
+        for (int e = 0; e < kLaneElements; ++e) {
+          s.q[r][c][e] = r < it.rows && d0 + e < head_size ? to_float(args.q(it.token, it.first_head + r, d0 + e)) : 0.0f;
+          s.out[r][c][e] = 0.0f;
         }
-        for (int r = 0; r < rows; ++r)
-          for (int e = 0; e < kLaneElements; ++e)
-            if (lane * kLaneElements + e < head_size)
-              Kokkos::atomic_add(&acc(r * head_size + lane * kLaneElements + e), sums[r][e]);
-      });
-    });
+      }
+    }
     team.team_barrier();
 
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * head_size), [&](int i) {
+    const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
+    const int stage_keys = shape.stage_keys();
+    const int num_tiles = (it.end - it.first + stage_keys - 1) / stage_keys;
+    const auto stage = [&](int tile) {
+      if (tile < num_tiles) {
+        const int first = it.first + tile * stage_keys;
+        const int count = it.end - first < stage_keys ? it.end - first : stage_keys;
+        Cache* k_tile = tiles + std::size_t(2 * (tile % shape.stages)) * stage_elements;
+        team_stage_rows(team, args.k, at, first, count, stage_keys, head_size, shape.stride, aligned, k_tile);
+        team_stage_rows(team, args.v, at, first, count, stage_keys, head_size, shape.stride, aligned,
+                        k_tile + stage_elements);
+      }
+      team_stage_commit();  // empty groups past the last tile keep the wait counts uniform
+    };
+    for (int tile = 0; tile < shape.stages - 1; ++tile) stage(tile);
+    for (int tile = 0; tile < num_tiles; ++tile) {
+      team_stage_wait(shape.stages - 2);
+      team.team_barrier();   // the tile is in scratch, and every worker is done with the previous one
+      stage(tile + shape.stages - 1);  // into the previous tile's buffer
+      const Cache* k_tile = tiles + std::size_t(2 * (tile % shape.stages)) * stage_elements;
+      const int key0 = it.first + tile * stage_keys + worker * shape.worker_keys;
+      consume(s, it, k_tile + std::size_t(worker) * shape.worker_keys * shape.stride,
+              k_tile + stage_elements + std::size_t(worker) * shape.worker_keys * shape.stride, key0, row_chunks, lane);
+    }
+    team_stage_wait(0);
+    merge_workers(team, s, it, worker, lane, merged, worker_max, worker_sum);
+    if (num_partitions > 1)
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, first_token,
+                                      it.token, it.first_head, it.rows, static_cast<float*>(region));
+  }
+
+  // Folds the worker's keys key0, key0 + 1, ... of a tile (rows at k_rows and v_rows) into its state.
+  KOKKOS_INLINE_FUNCTION void consume(LaneState& s, const SplitKvItem& it, const Cache* k_rows, const Cache* v_rows, int key0,
+                                      int row_chunks, int lane) const {
+    float dots[kKeys * kRows];
+    KATTN_UNROLL
+    for (int j = 0; j < kKeys; ++j) {
+      KATTN_UNROLL
+      for (int r = 0; r < kRows; ++r) dots[j * kRows + r] = 0.0f;
+      if (j >= shape.worker_keys) continue;
+      KATTN_UNROLL
+      for (int c = 0; c < kChunks; ++c) {
+        const int chunk = c * lanes + lane;
+        if (chunk >= row_chunks) break;
+        const LaneChunk<Cache> k = *reinterpret_cast<const LaneChunk<Cache>*>(k_rows + j * shape.stride + chunk * kLaneElements);
+        KATTN_UNROLL
+        for (int e = 0; e < kLaneElements; ++e) {
+          const float k_element = lane_to_float(k.values[e]);
+          KATTN_UNROLL
+          for (int r = 0; r < kRows; ++r) dots[j * kRows + r] += s.q[r][c][e] * k_element;
+        }
+      }
+    }
+    vector_lanes_sum(dots, lanes);
+    KATTN_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      if (r >= it.rows) break;
+      float logits[kKeys];
+      float tile_max = -compat::infinity();
+      KATTN_UNROLL
+      for (int j = 0; j < kKeys; ++j) {
+        const int key = key0 + j;
+        logits[j] = j < shape.worker_keys && key < it.end
+                        ? args.rules.logit(dots[j * kRows + r], it.first_head + r, it.position, key, it.context_len)
+                        : -compat::infinity();
+        tile_max = compat::fmax(tile_max, logits[j]);
+      }
+      if (tile_max > s.softmax[r].max) {  // the running max moves only now and then: rescale only then
+        const float alpha = s.softmax[r].rescale_to(tile_max);
+        KATTN_UNROLL
+        for (int c = 0; c < kChunks; ++c)
+          KATTN_UNROLL
+          for (int e = 0; e < kLaneElements; ++e) s.out[r][c][e] *= alpha;
+      }
+      KATTN_UNROLL
+      for (int j = 0; j < kKeys; ++j) logits[j] = s.softmax[r].weight(logits[j]);
+      KATTN_UNROLL
+      for (int j = 0; j < kKeys; ++j) {
+        if (logits[j] == 0.0f) continue;  // masked, or past the tile's keys (zero rows)
+        s.softmax[r].sum += logits[j];
+        KATTN_UNROLL
+        for (int c = 0; c < kChunks; ++c) {
+          const int chunk = c * lanes + lane;
+          if (chunk >= row_chunks) break;
+          const LaneChunk<Cache> v = *reinterpret_cast<const LaneChunk<Cache>*>(v_rows + j * shape.stride + chunk * kLaneElements);
+          KATTN_UNROLL
+          for (int e = 0; e < kLaneElements; ++e) s.out[r][c][e] += logits[j] * lane_to_float(v.values[e]);
+        }
+      }
+    }
+  }
+
+  // Merges the workers' states of each row (scaled to the row's max, summed into `merged`): the
+  // partition's partial, or the output when the partition is the token's only one (with the
+  // head's sink folded in).
+  KOKKOS_INLINE_FUNCTION void merge_workers(const Member& team, const LaneState& s, const SplitKvItem& it, int worker, int lane,
+                                            const FloatScratch& merged, const FloatScratch& worker_max,
+                                            const FloatScratch& worker_sum) const {
+    const int head_size = args.head_size;
+    const int workers = shape.workers;
+    if (lane == 0)
+      for (int r = 0; r < kRows; ++r) {
+        worker_max(worker * kRows + r) = s.softmax[r].max;
+        worker_sum(worker * kRows + r) = s.softmax[r].sum;
+      }
+    team.team_barrier();
+    KATTN_UNROLL
+    for (int r = 0; r < kRows; ++r) {
+      if (r >= it.rows) break;
+      if (!(s.softmax[r].sum > 0.0f)) continue;  // no visible key: nothing to add
+      float row_max = -compat::infinity();
+      for (int w = 0; w < workers; ++w)
+        if (worker_sum(w * kRows + r) > 0.0f) row_max = compat::fmax(row_max, worker_max(w * kRows + r));
+      const float weight = compat::exp(s.softmax[r].max - row_max);
+      KATTN_UNROLL
+      for (int c = 0; c < kChunks; ++c)
+        KATTN_UNROLL
+        for (int e = 0; e < kLaneElements; ++e) {
+          const int d = (c * lanes + lane) * kLaneElements + e;
+          if (d < head_size) Kokkos::atomic_add(&merged(r * head_size + d), weight * s.out[r][c][e]);
+        }
+    }
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, it.rows * head_size), [&](int i) {
       const int r = i / head_size;
       const int d = i - r * head_size;
-      const int head = first_head + r;
+      const int head = it.first_head + r;
+      SoftmaxState state;
+      for (int w = 0; w < workers; ++w)
+        if (worker_sum(w * kRows + r) > 0.0f) state.max = compat::fmax(state.max, worker_max(w * kRows + r));
+      for (int w = 0; w < workers; ++w)
+        if (worker_sum(w * kRows + r) > 0.0f)
+          state.sum += compat::exp(worker_max(w * kRows + r) - state.max) * worker_sum(w * kRows + r);
       if (num_partitions > 1) {
-        partials.out(partition, token, head, d) = acc(i);
+        partials.out(it.partition, it.token, head, d) = merged(i);
         if (d == 0) {
-          partials.max(partition, token, head) = row_max(r);
-          partials.sum(partition, token, head) = row_sum(r);
+          partials.max(it.partition, it.token, head) = state.max;
+          partials.sum(it.partition, it.token, head) = state.sum;
         }
         return;
       }
-      // The only partition: fold in the head's sink and normalise here.
-      SoftmaxState state{row_max(r), row_sum(r)};
       const SoftmaxState sink = args.rules.initial_state(head);
       float alpha = 1.0f;
       if (sink.sum > 0.0f) {
         alpha = state.rescale_to(sink.max);
         state.sum += state.weight(sink.max);
       }
-      args.store_out(token, head, d, acc(i) * alpha * state.inverse_sum());
+      args.store_out(it.token, head, d, merged(i) * alpha * state.inverse_sum());
     });
   }
+
 };
 
 }  // namespace kattn

@@ -7,7 +7,7 @@ namespace kattn {
 Workspace& Workspace::instance() {
   static Workspace* workspace = [] {
     auto* created = new Workspace();
-    Kokkos::push_finalize_hook([created] { created->buffer_ = {}; });
+    Kokkos::push_finalize_hook([created] { *created = Workspace(); });
     return created;
   }();
   return *workspace;
@@ -20,13 +20,21 @@ std::size_t Workspace::Layout::reserve(std::size_t count, std::size_t element_by
   return offset;
 }
 
-char* Workspace::commit(const Layout& layout) {
-  if (buffer_.extent(0) < layout.bytes()) {
-    Kokkos::fence();  // kernels of earlier calls, on any instance, may still read the old buffer
+std::size_t Workspace::Layout::reserve_counters(std::size_t count) {
+  const std::size_t first = counters_;
+  counters_ += count;
+  return first;
+}
+
+Workspace::Buffers Workspace::commit(const Layout& layout) {
+  if (buffer_.extent(0) < layout.bytes() || counters_.extent(0) < layout.counters())
+    Kokkos::fence();  // kernels of earlier calls, on any instance, may still use the old buffers
+  if (buffer_.extent(0) < layout.bytes())
     buffer_ = decltype(buffer_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::workspace")),
                                 layout.bytes() + layout.bytes() / 4);  // room to grow before the next allocation
-  }
-  return buffer_.data();
+  if (counters_.extent(0) < layout.counters())
+    counters_ = decltype(counters_)("kattn::workspace_counters", layout.counters() + layout.counters() / 4);  // zeros
+  return {buffer_.data(), counters_.data()};
 }
 
 }  // namespace kattn

@@ -1,4 +1,4 @@
-// Device buffers kattn reuses across calls (segment partials, Q-block offsets): once a workspace
+// Device buffers kattn reuses across calls (segment partials, Q-block offsets, partition counters): once a workspace
 // has grown to the largest batch seen, a call allocates nothing, which keeps the host overhead of
 // a decode step to its launches. A plan's runs use the workspace it was given (one per stream);
 // instance() is the one attention() calls share, released at Kokkos::finalize, so those calls must
@@ -18,19 +18,29 @@ class Workspace {
   static Workspace& instance();
 
   // Carves consecutive arrays out of one buffer: reserve() all of them first, then commit()
-  // makes the buffer at least that large and at() gives each array's address.
+  // makes the buffer at least that large and at() gives each array's address. Counters (int32,
+  // zero before and after every call: the kernels that count put them back) come from a second
+  // buffer that only counters ever use.
   class Layout {
    public:
     std::size_t reserve(std::size_t count, std::size_t element_bytes);  // returns the array's offset
+    std::size_t reserve_counters(std::size_t count);                    // returns the first counter's index
     std::size_t bytes() const { return bytes_; }
+    std::size_t counters() const { return counters_; }
 
    private:
     std::size_t bytes_ = 0;
+    std::size_t counters_ = 0;
   };
-  char* commit(const Layout& layout);
+  struct Buffers {
+    char* base = nullptr;
+    std::int32_t* counters = nullptr;
+  };
+  Buffers commit(const Layout& layout);
 
  private:
   Kokkos::View<char*, MemorySpace> buffer_;
+  Kokkos::View<std::int32_t*, MemorySpace> counters_;
 };
 
 }  // namespace kattn

@@ -3,6 +3,7 @@
 #include "kattn/core/error.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
@@ -213,12 +214,22 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   plan.vector_length = std::max(leaf.vector_length, 1);
   plan.register_rows = false;
   if (plan.variant == Variant::split_kv) {
-    int lanes = 1;
-    while (lanes < lanes_for(b.head_size) && lanes < plan.vector_length) lanes *= 2;
-    plan.vector_length = lanes;
     plan.tile_size = std::max(leaf.tile_size, 1);
     plan.num_segments = (std::max(part.max_visible_keys(), 1) + plan.tile_size - 1) / plan.tile_size;
-    plan.tensor_cores = false;
+    // launch_plan.cpp's rules: register rows in one-warp teams where they take the head, else lanes
+    // that cover a row.
+    plan.register_rows = hw.register_rows && tc_operands && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead;
+    plan.tensor_cores = plan.register_rows;
+    if (plan.register_rows) {
+      plan.team_size = 1;
+      plan.vector_length = hw.warp_lanes;
+      plan.block_m = std::min(qpk, kFragmentRows);
+      return;
+    }
+    int lanes = 1;
+    while (lanes < lanes_for(b.head_size)) lanes *= 2;
+    plan.vector_length = lanes;
+    plan.block_m = std::min(qpk, kSplitKvMaxRows);
     return;
   }
   plan.tensor_cores = hw.tensor_tflop_per_s > 0 && tc_operands && plan.vector_length == hw.warp_lanes &&

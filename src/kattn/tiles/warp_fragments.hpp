@@ -37,7 +37,7 @@ KOKKOS_INLINE_FUNCTION constexpr int fragment_tile_stride(int head_size) { retur
 // What one lane keeps for its two rows.
 struct WarpRowFragments {
   std::uint32_t q[kFragmentMaxHead / 16][4];  // A operands of Q, one per 16 head elements
-  float o[kFragmentMaxHead / 8][4];           // output accumulator, one tile per 8 head elements
+  float o[kFragmentMaxHead / 8][4] = {};      // output accumulator, one tile per 8 head elements
   SoftmaxState state[2];                      // rows l/4 and l/4 + 8; sums are this lane's share
 };
 
@@ -88,57 +88,6 @@ __device__ inline float quad_sum(float x) {
 
 }  // namespace fragment_detail
 #endif
-
-// Stages `count` keys (or values) from sequence position `first` into a scratch tile of
-// kFragmentTileKeys rows of fragment_tile_stride(head_size) elements, 16 bytes per lane where the
-// cache allows it; rows past `count` are zeros (their weights are 0, and 0 · garbage could be NaN).
-// On CUDA sm_80+ with aligned rows the copies are asynchronous (cp.async, which also fills the
-// zeros): they land while the team computes on the other tile, and fragment_tiles_commit /
-// fragment_tiles_wait order them. Elsewhere the copy is done on return.
-template <class Member, class Storage>
-KOKKOS_INLINE_FUNCTION void stage_fragment_tile(const Member& team, const PagedKvAccessor<Storage>& cache,
-                                                const std::int32_t* block_row, int block_size, int kv_head,
-                                                int first, int count, int head_size, bool aligned, Storage* tile) {
-  const int chunks = head_size / kLaneElements, stride = fragment_tile_stride(head_size);
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kFragmentTileKeys * chunks), [&](int i) {
-    const int j = i / chunks;
-    const int e = (i - j * chunks) * kLaneElements;
-    auto* to = reinterpret_cast<LaneChunk<Storage>*>(tile + j * stride + e);
-    const Storage* from =
-        j < count ? cache.row(block_row[(first + j) / block_size], (first + j) % block_size, kv_head) + e : cache.data;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (aligned) {
-      const unsigned address = unsigned(__cvta_generic_to_shared(to));
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(address), "l"(from),
-                   "r"(j < count ? 16 : 0));
-      return;
-    }
-#endif
-    if (j >= count) {
-      *to = LaneChunk<Storage>{};
-    } else if (aligned) {
-      *to = *reinterpret_cast<const LaneChunk<Storage>*>(from);
-    } else {
-      for (int x = 0; x < kLaneElements; ++x) to->values[x] = from[x];
-    }
-  });
-}
-
-// Closes the group of tiles this thread has staged since the last commit.
-KOKKOS_INLINE_FUNCTION void fragment_tiles_commit() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;");
-#endif
-}
-
-// Waits until at most Pending of this thread's committed groups are in flight; a team barrier
-// after it makes the tiles of the finished groups visible to every warp.
-template <int Pending>
-KOKKOS_INLINE_FUNCTION void fragment_tiles_wait() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending));
-#endif
-}
 
 // Loads the warp's Q operands: q_at(row, d) gives the element (zero for padding rows).
 template <class T, class QAt>
@@ -191,17 +140,23 @@ KOKKOS_INLINE_FUNCTION void warp_scores(const WarpRowFragments& f, const T* k_ti
 // row's running max, rescales its accumulator, and turns s into the weights.
 KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments& f, WarpScores& s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  float alpha[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     float tile_max = -compat::infinity();
 #pragma unroll
     for (int j = 0; j < kFragmentTileKeys / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
-    const float alpha = f.state[h].rescale_to(fragment_detail::quad_max(tile_max));
+    alpha[h] = f.state[h].rescale_to(fragment_detail::quad_max(tile_max));
+  }
+  // Past the first tiles a row's max rarely moves: skip the accumulator's rescale when no row's did.
+  if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
 #pragma unroll
-    for (int n = 0; n < kFragmentMaxHead / 8; ++n) {
-      f.o[n][2 * h] *= alpha;
-      f.o[n][2 * h + 1] *= alpha;
-    }
+    for (int n = 0; n < kFragmentMaxHead / 8; ++n)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) f.o[n][i] *= alpha[i >> 1];
+  }
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
     float tile_sum = 0.0f;
 #pragma unroll
     for (int j = 0; j < kFragmentTileKeys / 8; ++j)

@@ -105,19 +105,47 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == tensor_core_lanes() &&
                       plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
   if (plan.variant == Variant::split_kv) {
-    // A lane reads kLaneElements of a row: more lanes than a row needs would idle.
-    int lanes = 1;
-    while (lanes < lanes_for(g.head_size) && lanes < plan.vector_length) lanes *= 2;
-    plan.vector_length = lanes;
-    plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
-    plan.tile_size = std::max(plan.tile_size, 1);
-    while (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit && plan.tile_size > 1)
-      plan.tile_size /= 2;
-    if (split_kv_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
-      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) +
-                         ": its rows do not fit in team scratch; use a Q-block variant");
+    if (g.head_size > kSplitKvMaxHead)
+      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) + " (at most " +
+                         std::to_string(kSplitKvMaxHead) + "); use a Q-block variant");
     const int max_keys = std::max(batch.max_visible_keys(), 1);
+    plan.tile_size = std::clamp(plan.tile_size, 1, max_keys);
     plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+    // Tensor cores where the register rows take the head: a one-warp team, up to 16 heads as rows.
+    plan.register_rows = tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 &&
+                         g.head_size <= kFragmentMaxHead;
+    while (plan.register_rows && plan.tile_size > 1 &&
+           split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size, plan.num_segments, element_bytes) >
+               scratch_limit) {
+      plan.tile_size /= 2;
+      plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+    }
+    if (plan.register_rows &&
+        split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size, plan.num_segments, element_bytes) <=
+            scratch_limit) {
+      plan.tensor_cores = true;
+      plan.team_size = 1;
+      plan.vector_length = tensor_core_lanes();
+      plan.block_m = std::min(q_per_kv, kFragmentRows);
+      return plan;
+    }
+    plan.register_rows = false;
+    // A lane holds kLaneElements of a row and the lanes cover it (host backends: one lane, the row).
+    int lanes = 1;
+    while (!host_backend() && lanes < lanes_for(g.head_size)) lanes *= 2;
+    plan.vector_length = lanes;
+    plan.team_size = std::clamp(plan.team_size, 1,
+                                Policy(1, 1, lanes).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+    plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
+    const auto shape = [&] {
+      plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+      return split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
+                            element_bytes, scratch_limit);
+    };
+    while (!shape() && plan.team_size > 1) plan.team_size /= 2;
+    if (!shape())
+      throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) +
+                         ": its tiles do not fit in team scratch; use a Q-block variant");
   } else if (plan.variant == Variant::baseline) {
     plan.tile_size = g.block_size;  // the paper's baseline: one KV-cache block per tile
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)

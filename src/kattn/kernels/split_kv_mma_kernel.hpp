@@ -1,0 +1,132 @@
+// The split-KV decode kernel on tensor cores (CUDA sm_80+, fp16/bf16 q and cache, head sizes up to
+// kFragmentMaxHead in multiples of 16): the work items of SplitKvKernel, but each team is one warp
+// that keeps up to 16 query heads of a KV head as register rows (warp_fragments.hpp), so a key's
+// dot products and weighted sums cost a share of an mma instead of a CUDA-core loop per lane
+// (GQA decode is then bound by memory, not by issue slots). The warp owns a ring of K/V tiles
+// (WarpStageRing: cp.async), computes on one while the next is in flight, and no
+// other warp waits on it. Partitions merge as in SplitKvKernel: the last team of a row group.
+#pragma once
+
+#include "kattn/kernels/split_kv_kernel.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warp_stage.hpp"
+
+namespace kattn {
+
+template <class Space, class Args>
+struct SplitKvMmaKernel {
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Cache = typename Args::cache_type;
+
+  Args args;
+  SegmentPartials partials;  // when num_partitions > 1
+  std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
+  int partition_size;        // keys per team
+  int num_partitions;
+  int row_groups;            // ceil(queries_per_kv / rows_per_group)
+  int rows_per_group;        // query heads per team, at most kFragmentRows
+  int first_token;
+  bool aligned;              // every cache row admits 16-byte copies
+
+  // Scratch: the tiles (later the partition merge's weights), the block ids.
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const SplitKvItem it =
+        split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
+    const int head_size = args.head_size;
+    const int block_size = args.block_size;
+    const std::size_t region_bytes = split_kv_mma_region_bytes(head_size, num_partitions, sizeof(Cache));
+    void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
+    const int first_block = it.first / block_size;
+    const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
+    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size + 2);
+    const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
+
+    const WarpStageRing<Cache> ring{static_cast<Cache*>(region), kSplitKvMmaStages, kFragmentTileKeys,
+                                    fragment_tile_stride(head_size), head_size, aligned};
+    team.team_barrier();  // the block ids are visible
+    const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
+    const int num_tiles = (it.end - it.first + kFragmentTileKeys - 1) / kFragmentTileKeys;
+    const auto stage = [&](int t) {
+      if (t >= num_tiles) return ring.skip();
+      const int first = it.first + t * kFragmentTileKeys;
+      const int count = it.end - first < kFragmentTileKeys ? it.end - first : kFragmentTileKeys;
+      ring.stage(team, t, args.k, args.v, at, first, count);
+    };
+    for (int t = 0; t < kSplitKvMmaStages - 1; ++t) stage(t);
+
+    const int lane = warp_lane();
+    const ScoreRules& rules = args.rules;
+    WarpRowFragments f;
+    load_q_fragments<Cache>(f, head_size, [&](int r, int d) {
+      return r < it.rows ? args.q(it.token, it.first_head + r, d) : Cache{0};
+    });
+    int head[2];
+    bool real_row[2];
+KATTN_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int row = fragment_row(lane, 2 * h);
+      head[h] = it.first_head + row;
+      real_row[h] = row < it.rows;
+      f.state[h] = num_partitions > 1 || row >= it.rows ? SoftmaxState{} : rules.initial_state(head[h]);
+      if (lane & 3) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of four
+    }
+    const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
+
+    for (int t = 0; t < num_tiles; ++t) {
+      ring.wait(t);
+      team.team_barrier();  // the tile is visible, and the previous one is read: restage it
+      stage(t + kSplitKvMmaStages - 1);
+      const int first = it.first + t * kFragmentTileKeys;
+      WarpScores s;
+      warp_scores<Cache>(f, ring.k_tile(t), head_size, s);
+      if (plain_logits && first + kFragmentTileKeys <= it.end) {
+KATTN_UNROLL
+        for (auto& scores : s)
+          for (float& value : scores) value *= rules.scale;
+      } else {
+KATTN_UNROLL
+        for (int j = 0; j < kFragmentTileKeys / 8; ++j)
+KATTN_UNROLL
+          for (int i = 0; i < 4; ++i) {
+            // Padding rows keep their zero scores: no bias of a head past the group is read, and
+            // their max never moves (no rescale for them).
+            const int key = first + 8 * j + fragment_column(lane, i);
+            if (real_row[i >> 1])
+              s[j][i] = key < it.end ? rules.logit(s[j][i], head[i >> 1], it.position, key, it.context_len)
+                                     : -compat::infinity();
+          }
+      }
+      warp_softmax_step(f, s);
+      warp_accumulate<Cache>(f, s, ring.v_tile(t), head_size);
+    }
+    warp_finish_sums(f);
+
+KATTN_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int row = fragment_row(lane, 2 * h);
+      if (row >= it.rows) continue;
+      const float inverse_sum = f.state[h].inverse_sum();
+KATTN_UNROLL
+      for (int n = 0; n < kFragmentMaxHead / 8; ++n) {
+        if (8 * n >= head_size) break;
+KATTN_UNROLL
+        for (int i = 2 * h; i < 2 * h + 2; ++i) {
+          const int d = 8 * n + fragment_column(lane, i);
+          if (num_partitions > 1) partials.out(it.partition, it.token, head[h], d) = f.o[n][i];
+          else args.store_out(it.token, head[h], d, f.o[n][i] * inverse_sum);
+        }
+      }
+      if (num_partitions > 1 && (lane & 3) == 0) {
+        partials.max(it.partition, it.token, head[h]) = f.state[h].max;
+        partials.sum(it.partition, it.token, head[h]) = f.state[h].sum;
+      }
+    }
+    if (num_partitions > 1)
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, first_token,
+                                      it.token, it.first_head, it.rows, static_cast<float*>(region));  // after a barrier
+  }
+};
+
+}  // namespace kattn

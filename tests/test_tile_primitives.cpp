@@ -1,0 +1,192 @@
+// The split-KV kernels' tile primitives on their own, on the build's execution space: staging
+// paged K/V rows into scratch (team_stage_rows, the one-warp WarpStageRing), summing across a
+// thread's vector lanes (vector_lanes_sum), and the block/slot division (FastDivisor, host).
+#include "kattn/core/execution_space.hpp"
+#include "kattn/core/storage_types.hpp"
+#include "kattn/tiles/fast_divisor.hpp"
+#include "kattn/tiles/team_stage.hpp"
+#include "kattn/tiles/vector_lanes.hpp"
+#include "kattn/tiles/warp_stage.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <vector>
+
+namespace kattn {
+namespace {
+
+constexpr int kNumBlocks = 7, kBlockSize = 5, kKvHeads = 2, kKvHead = 1;
+
+// A cache whose element (block, slot, head, d) holds a value that names it, and a block table of
+// the blocks in a shuffled order; rows are read back as floats.
+template <class Storage>
+struct PagedCache {
+  int head_size;
+  Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace> cache;
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> block_ids;
+  std::vector<std::int32_t> host_block_ids{4, 0, 6, 2, 5, 1, 3};
+
+  explicit PagedCache(int head)
+      : head_size(head), cache("cache", kNumBlocks, kBlockSize, kKvHeads, head), block_ids("ids", kNumBlocks) {
+    auto host = Kokkos::create_mirror_view(cache);
+    for (int b = 0; b < kNumBlocks; ++b)
+      for (int s = 0; s < kBlockSize; ++s)
+        for (int h = 0; h < kKvHeads; ++h)
+          for (int d = 0; d < head; ++d) host(b, s, h, d) = from_float<Storage>(expected(b, s, h, d));
+    Kokkos::deep_copy(cache, host);
+    auto ids = Kokkos::create_mirror_view(block_ids);
+    for (int i = 0; i < kNumBlocks; ++i) ids(i) = host_block_ids[std::size_t(i)];
+    Kokkos::deep_copy(block_ids, ids);
+  }
+  static float expected(int block, int slot, int head, int d) {  // small integers: exact in fp8
+    return float((block * 8 + slot) % 7 + head * 4 + d % 4);
+  }
+  // The value of element d of sequence key `key` (its block id from the table).
+  float key_value(int key, int d) const {
+    return expected(host_block_ids[std::size_t(key / kBlockSize)], key % kBlockSize, kKvHead, d);
+  }
+  PagedKvAccessor<Storage> accessor() const {
+    return {cache.data(), std::int64_t(cache.stride_0()), std::int64_t(cache.stride_1()), std::int64_t(cache.stride_2())};
+  }
+};
+
+// Stages keys [first, first + count) into `rows` scratch rows, waits, copies the tile out.
+template <class Storage>
+struct StageRowsOnce {
+  PagedKvAccessor<Storage> cache;
+  const std::int32_t* block_ids;
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out;  // [rows][stride]
+  int first, count, rows, head_size, stride;
+  bool aligned;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(std::size_t(rows) * stride * sizeof(Storage), 16));
+    team_stage_rows(team, cache, CacheRowsAt{block_ids, 0, kBlockSize, kKvHead}, first, count, rows, head_size, stride,
+                    aligned, tile);
+    team_stage_commit();
+    team_stage_wait(0);
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * stride),
+                         [&](int i) { out(i / stride, i % stride) = to_float(tile[i]); });
+  }
+};
+
+// A one-warp ring of two stages over the tiles of `rows` keys from key 0; copies each tile out.
+template <class Storage>
+struct RingOverTiles {
+  PagedKvAccessor<Storage> cache;
+  const std::int32_t* block_ids;
+  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][rows][stride]
+  int keys, rows, head_size, stride;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    constexpr int kStages = 2;
+    auto* tiles = static_cast<Storage*>(
+        team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
+    const WarpStageRing<Storage> ring{tiles, kStages, rows, stride, head_size, true};
+    const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
+    const int num_tiles = int(out.extent(0));
+    const auto stage = [&](int t) {
+      if (t >= num_tiles) return ring.skip();
+      const int count = keys - t * rows < rows ? keys - t * rows : rows;
+      ring.stage(team, t, cache, cache, at, t * rows, count);
+    };
+    stage(0);
+    for (int t = 0; t < num_tiles; ++t) {
+      ring.wait(t);
+      team.team_barrier();
+      stage(t + 1);
+      const Storage* k = ring.k_tile(t);
+      const Storage* v = ring.v_tile(t);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * stride), [&](int i) {
+        out(t, i / stride, i % stride) = to_float(k[i]) == to_float(v[i]) ? to_float(k[i]) : -1.0f;
+      });
+    }
+  }
+};
+
+struct LaneSums {
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out;  // [threads][lanes]
+  int lanes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    const int thread = team.team_rank(), lane = vector_lane(team);
+    float values[2] = {float(100 * thread + lane), 1.0f};
+    vector_lanes_sum(values, lanes);
+    if (lane < lanes) out(thread, lane) = values[0] + values[1];
+  }
+};
+
+template <class Storage>
+class TilePrimitives : public ::testing::Test {};
+using StorageTypes = ::testing::Types<float, fp16_t, bf16_t, fp8_e4m3_t>;
+TYPED_TEST_SUITE(TilePrimitives, StorageTypes);
+
+TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
+  for (const int head_size : {16, 20}) {  // 20: unaligned rows and a partial last lane chunk
+    const PagedCache<TypeParam> cache(head_size);
+    const int first = 3, count = 9, rows = 12, stride = lanes_for(head_size) * kLaneElements;
+    Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", rows, stride);
+    TeamPolicy policy(1, host_backend() ? 1 : 4, host_backend() ? 1 : 32);
+    policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(rows) * stride * sizeof(TypeParam) + 16));
+    Kokkos::parallel_for(policy, StageRowsOnce<TypeParam>{cache.accessor(), cache.block_ids.data(), out, first, count,
+                                                          rows, head_size, stride,
+                                                          lane_chunks_aligned(cache.accessor())});
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    for (int j = 0; j < rows; ++j)
+      for (int d = 0; d < stride; ++d)
+        ASSERT_EQ(host(j, d), j < count && d < head_size ? cache.key_value(first + j, d) : 0.0f)
+            << "head " << head_size << " row " << j << " element " << d;
+  }
+}
+
+TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
+  const int head_size = 32, keys = 30, rows = 8, stride = head_size + 8;  // 4 tiles, the last one partial
+  const int num_tiles = (keys + rows - 1) / rows;
+  const PagedCache<TypeParam> cache(head_size);
+  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
+  TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
+  Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, rows,
+                                                        head_size, stride});
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int t = 0; t < num_tiles; ++t)
+    for (int j = 0; j < rows; ++j)
+      for (int d = 0; d < head_size; ++d) {
+        const int key = t * rows + j;
+        ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f) << "tile " << t << " row " << j;
+      }
+}
+
+TEST(FastDivisor, MatchesIntegerDivision) {
+  const auto check = [](int d, int n) {
+    int remainder = -1;
+    const int quotient = FastDivisor(d).divmod(n, remainder);
+    ASSERT_EQ(quotient, n / d) << n << " / " << d;
+    ASSERT_EQ(remainder, n % d) << n << " % " << d;
+  };
+  constexpr int kTop = std::numeric_limits<int>::max();
+  for (int d = 1; d <= 600; ++d) {
+    for (int n = 0; n < 4 * 1024; ++n) check(d, n);
+    for (int n = kTop; n > kTop - 4 * 1024; --n) check(d, n);  // the top of the range
+  }
+  for (const int d : {1000, 4097, 65535, 65536, 1 << 20, 999983, (1 << 30) - 1, 1 << 30})
+    for (const int n : {0, 1, d - 1, d, d + 1, 123456789, kTop}) check(d, n);
+}
+
+TEST(VectorLanes, SumAddsEachThreadsLanes) {
+  const int threads = host_backend() ? 1 : 4, lanes = host_backend() ? 1 : 16;
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", threads, lanes);
+  Kokkos::parallel_for(TeamPolicy(1, threads, lanes), LaneSums{out, lanes});
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int t = 0; t < threads; ++t) {
+    const float lane_total = float(lanes * 100 * t + lanes * (lanes - 1) / 2);
+    for (int l = 0; l < lanes; ++l) EXPECT_EQ(host(t, l), lane_total + float(lanes)) << "thread " << t << " lane " << l;
+  }
+}
+
+}  // namespace
+}  // namespace kattn
