@@ -1,5 +1,7 @@
-/* Calls kattn's C API on a tiny batch in host memory (host builds: OpenMP, Serial) and checks
- * the output against plain causal attention computed here. Exits 0 when they agree. */
+/* Calls kattn's C API on a tiny batch in host memory (host builds: OpenMP, Serial): once in one
+ * call, then through a plan made once and run on two steps, as a server runs a step's layers and
+ * then the next step. Checks each output against plain causal attention computed here; exits 0
+ * when they agree. */
 #include <kattn/c_api/kattn.h>
 
 #include <math.h>
@@ -11,9 +13,10 @@ static float q[kTokens][kQHeads][kHead];
 static float k_cache[kBlocks][kBlockSize][kKvHeads][kHead];
 static float v_cache[kBlocks][kBlockSize][kKvHeads][kHead];
 static float out[kTokens][kQHeads][kHead];
-/* Sequence 0: 5 cached keys + 1 new token (decode); sequence 1: a prefill of 3 tokens. */
-static const int32_t cu_seqlens_q[kSeqs + 1] = {0, 1, 4};
-static const int32_t seq_lens[kSeqs] = {6, 3};
+/* Step 1: sequence 0 has 5 cached keys + 1 new token (decode), sequence 1 is a prefill of 3
+ * tokens. Step 2 writes its lengths into the same arrays. */
+static int32_t cu_seqlens_q[kSeqs + 1] = {0, 1, 4};
+static int32_t seq_lens[kSeqs] = {6, 3};
 static const int32_t block_table[kSeqs][kTable] = {{2, 0}, {1, -1}};
 
 static float value(int i) { return (float)((i * 37) % 19 - 9) / 9.0f; }
@@ -40,6 +43,18 @@ static void expected(int token, int head, double scale, float result[kHead]) {
     for (int key = 0; key <= position; ++key) acc += scores[key] * key_row(v_cache, seq, key)[d];
     result[d] = (float)(acc / sum);
   }
+}
+
+/* The largest difference between out and plain attention. */
+static double max_error(double scale) {
+  double worst = 0.0;
+  for (int token = 0; token < kTokens; ++token)
+    for (int head = 0; head < kQHeads; ++head) {
+      float reference[kHead];
+      expected(token, head, scale, reference);
+      for (int d = 0; d < kHead; ++d) worst = fmax(worst, fabs(out[token][head][d] - reference[d]));
+    }
+  return worst;
 }
 
 int main(void) {
@@ -69,13 +84,33 @@ int main(void) {
     fprintf(stderr, "kattn_unified_attention: %s\n", kattn_last_error());
     return 1;
   }
-  double worst = 0.0;
-  for (int token = 0; token < kTokens; ++token)
-    for (int head = 0; head < kQHeads; ++head) {
-      float reference[kHead];
-      expected(token, head, a.softmax_scale, reference);
-      for (int d = 0; d < kHead; ++d) worst = fmax(worst, fabs(out[token][head][d] - reference[d]));
+  double worst = max_error(a.softmax_scale);
+  printf("kattn C API example: one call, max abs error %.3g over %d outputs\n", worst, kTokens * kQHeads * kHead);
+
+  /* A plan for every step of these shapes with queries of up to 3 tokens and sequences that fit
+   * their block-table rows; each step's run only queues kernels (no checks of the index values). */
+  a.max_seqlen_k = kTable * kBlockSize;
+  kattn_plan* plan = NULL;
+  float* const out_values = &out[0][0][0];
+  if (kattn_plan_create(&a, NULL, &plan) != KATTN_SUCCESS) {
+    fprintf(stderr, "kattn_plan_create: %s\n", kattn_last_error());
+    return 1;
+  }
+  for (int step = 1; step <= 2; ++step) {
+    if (step == 2) { /* new queries; sequence 0 takes 2 tokens after 5 keys, sequence 1 2 after 2 */
+      for (int i = 0; i < sizes[0]; ++i) fill[0][i] = value(i + 300);
+      cu_seqlens_q[1] = 2, seq_lens[0] = 7, seq_lens[1] = 4;
     }
-  printf("kattn C API example: max abs error %.3g over %d outputs\n", worst, kTokens * kQHeads * kHead);
+    for (int i = 0; i < sizes[0]; ++i) out_values[i] = NAN; /* out has q's shape */
+    if (kattn_plan_run(plan, &a) != KATTN_SUCCESS) {
+      fprintf(stderr, "kattn_plan_run: %s\n", kattn_last_error());
+      kattn_plan_destroy(plan);
+      return 1;
+    }
+    const double error = max_error(a.softmax_scale);
+    printf("kattn C API example: plan, step %d, max abs error %.3g\n", step, error);
+    worst = fmax(worst, error);
+  }
+  kattn_plan_destroy(plan);
   return worst <= 1e-5 ? 0 : 1;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Checks torch.ops.kattn.unified_attention against a dense PyTorch reference on random paged batches
-(GQA 32/8 heads, head 128, block 16, permuted block table) in fp16 and bf16, and its error path.
-Exits nonzero on any failure (docs/torch.md).
+"""Checks torch.ops.kattn.unified_attention and kattn_torch.PagedAttentionPlan against a dense PyTorch
+reference on random paged batches (GQA 32/8 heads, head 128, block 16, permuted block table) in fp16
+and bf16: one call, a plan run per layer, a plan's run captured in a CUDA graph and replayed on a new
+step; and their error paths. Exits nonzero on any failure (docs/torch.md).
 
     python3 integrations/torch/test_op.py
 """
@@ -16,6 +17,9 @@ from kattn_torch.paged import make_batch, reference
 # (query_len, seq_len): decodes first as vLLM orders them, then a chunk of 100 after 600 tokens of
 # context, a full prefill of 250 (and one of 33), a chunk of 17 after 383.
 MIXED = [(1, 1000), (1, 37), (1, 16), (1, 513), (100, 700), (250, 250), (33, 33), (17, 400)]
+# A later step of MIXED's shapes (404 tokens, 8 sequences, blocks within its cache and table): the
+# decodes no longer first, longer and shorter chunks, every context changed.
+NEXT_STEP = [(1, 990), (3, 40), (1, 17), (120, 600), (1, 9), (200, 200), (60, 80), (18, 300)]
 # docs/testing.md: atol, rtol of the output's dtype, plus half an ulp of q's type times max |v| (1
 # here) for the softmax weights the tensor-core kernels round to q's type.
 TOLERANCES = {torch.float16: (1e-3 + 2.0**-11, 2e-3), torch.bfloat16: (8e-3 + 2.0**-8, 1.6e-2)}
@@ -64,6 +68,59 @@ def test_features(dtype):
     compare(f"{dtype} mixed batch, window 64, softcap 2, ALiBi, sinks", batch, out, **features)
 
 
+def test_plan_layers(dtype):
+    """A plan made from host copies of the mixed batch's index tensors, run for two layers (two
+    caches); each against the reference, the first also against the one-shot op."""
+    layers = [make_batch([q for q, _ in MIXED], [s for _, s in MIXED], dtype) for _ in range(2)]
+    for layer in layers[1:]:  # one batch, a cache per layer
+        layer.q, layer.cu_seqlens_q, layer.seq_lens, layer.block_table = (
+            layers[0].q, layers[0].cu_seqlens_q, layers[0].seq_lens, layers[0].block_table)
+    first = layers[0]
+    out = torch.empty_like(first.q)
+    plan = kattn_torch.PagedAttentionPlan(first.q, first.k_cache, out, first.block_table, max(first.query_lens),
+                                          max(first.seq_lens_list), SCALE, cu_seqlens_q_cpu=first.cu_seqlens_q.cpu(),
+                                          seq_lens_cpu=first.seq_lens.cpu())
+    one_shot = torch.empty_like(first.q)
+    kattn_torch.unified_attention(*first.op_args(one_shot), SCALE)
+    for number, layer in enumerate(layers):
+        out.fill_(float("nan"))
+        plan.run(layer.q, layer.k_cache, layer.v_cache, out, layer.cu_seqlens_q, layer.seq_lens, layer.block_table)
+        compare(f"{dtype} plan from host copies, layer {number}", layer, out)
+        if number == 0:
+            check(f"{dtype} plan from host copies, layer 0 equals the one-shot op", torch.equal(out, one_shot),
+                  "same plan, same kernels")
+
+
+def test_plan_graph(dtype):
+    """A plan made from bounds only, its run captured in a CUDA graph (PyTorch's default capture mode)
+    on the mixed batch, replayed; then a new step (new q, K and V values, other query and sequence
+    lengths within the bounds, a new block table) written into the same tensors and replayed again."""
+    batch = make_batch([q for q, _ in MIXED], [s for _, s in MIXED], dtype)
+    out = torch.full_like(batch.q, float("nan"))
+    max_seqlen_k = batch.block_table.shape[1] * batch.k_cache.shape[1]  # any sequence its table row holds
+    plan = kattn_torch.PagedAttentionPlan(batch.q, batch.k_cache, out, batch.block_table, 256, max_seqlen_k, SCALE)
+
+    def run():
+        plan.run(batch.q, batch.k_cache, batch.v_cache, out, batch.cu_seqlens_q, batch.seq_lens, batch.block_table)
+
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):  # warm-up: kattn's instance of the stream, Kokkos' lazy state
+        run()
+    torch.cuda.current_stream().wait_stream(stream)
+    compare(f"{dtype} plan from bounds, run before capture", batch, out)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        run()
+    for step in ("first step", "next step written into the captured tensors"):
+        if step != "first step":
+            batch.write_step([q for q, _ in NEXT_STEP], [s for _, s in NEXT_STEP])
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        compare(f"{dtype} plan's run in a CUDA graph, replay of the {step}", batch, out)
+
+
 def expect_error(name, error_type, call, out):
     """call() must raise error_type with a kattn message and leave out as it was."""
     before = out.clone()
@@ -97,6 +154,13 @@ def test_errors():
     args[4] = batch.cu_seqlens_q[:-1]  # one entry short: kattn would read past its end
     expect_error("cu_seqlens_q shorter than num_seqs + 1", ValueError,
                  lambda: kattn_torch.unified_attention(*args, SCALE), out)
+    plan = kattn_torch.PagedAttentionPlan(batch.q, batch.k_cache, out, batch.block_table, 8, 40, SCALE)
+    expect_error("plan run with q and out one token short (other shapes than planned)", ValueError,
+                 lambda: plan.run(batch.q[:-1], batch.k_cache, batch.v_cache, short_out, batch.cu_seqlens_q,
+                                  batch.seq_lens, batch.block_table), short_out)
+    expect_error("plan run with a cache of another dtype", ValueError,
+                 lambda: plan.run(batch.q, batch.k_cache.float(), batch.v_cache.float(), out, batch.cu_seqlens_q,
+                                  batch.seq_lens, batch.block_table), out)
 
 
 def main():
@@ -108,6 +172,8 @@ def main():
         test_mixed(dtype, fused_kv=False, side_stream=False)
         test_mixed(dtype, fused_kv=True, side_stream=True)
         test_features(dtype)
+        test_plan_layers(dtype)
+        test_plan_graph(dtype)
     test_errors()
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0

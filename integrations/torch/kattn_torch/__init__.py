@@ -1,9 +1,13 @@
-"""kattn's paged attention as a PyTorch op: torch.ops.kattn.unified_attention, built on first use
-from kattn_op.cpp against the shared C library libkattn_c.so (docs/torch.md).
+"""kattn's paged attention as PyTorch ops: torch.ops.kattn.unified_attention (one call) and
+torch.ops.kattn.plan_attention / plan_run (planned once per step, run per layer), built on first
+use from kattn_op.cpp against the shared C library libkattn_c.so (docs/torch.md).
 
     import kattn_torch
     kattn_torch.unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seqlen_q,
                                   max_seqlen_k, block_table, softmax_scale)
+    plan = kattn_torch.PagedAttentionPlan(q, k_cache, out, block_table, max_seqlen_q, max_seqlen_k,
+                                          softmax_scale)
+    plan.run(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, block_table)  # each layer
 
 KATTN_C_LIBRARY_DIR names the folder of libkattn_c.so (default: build/h100-torch/src of this
 repository); KATTN_TORCH_BUILD_DIR where the extension is built (default: torch's cache).
@@ -55,3 +59,29 @@ def unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seql
         load()
     torch.ops.kattn.unified_attention(q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, max_seqlen_q, max_seqlen_k,
                                       block_table, softmax_scale, **options)
+
+
+class PagedAttentionPlan:
+    """The launches of a step's attention, planned once and run per layer: run() only checks the
+    tensors' shapes on the host and queues kernels on torch's current stream (no allocation, no
+    sync), so torch.cuda.graph can capture it, and a replay reads the captured tensors' contents.
+
+    q, k_cache, out, block_table: tensors of the step's shapes, dtypes and strides (values not read).
+    max_seqlen_q, max_seqlen_k: bounds on the query and sequence lengths of every batch it serves.
+    cu_seqlens_q_cpu, seq_lens_cpu: optional CPU int32 copies of one batch's index tensors: the plan
+    is then fitted to that batch and serves batches with its query lengths and no longer sequences.
+    The scalars (softmax_scale, causal, window_left, softcap, k_descale, v_descale) are fixed.
+    Keep the plan alive while a graph that captured its runs may replay (it owns their workspace)."""
+
+    def __init__(self, q, k_cache, out, block_table, max_seqlen_q, max_seqlen_k, softmax_scale, *, causal=True,
+                 window_left=-1, softcap=0.0, k_descale=1.0, v_descale=1.0, cu_seqlens_q_cpu=None, seq_lens_cpu=None):
+        if not _loaded:
+            load()
+        self._plan = torch.ops.kattn.plan_attention(q, k_cache, out, block_table, max_seqlen_q, max_seqlen_k,
+                                                    softmax_scale, causal, window_left, softcap, k_descale, v_descale,
+                                                    cu_seqlens_q_cpu, seq_lens_cpu)
+
+    def run(self, q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, block_table, alibi_slopes=None, sinks=None):
+        """out = attention(q, paged K/V) on torch's current stream, for a batch within the plan's bounds."""
+        torch.ops.kattn.plan_run(self._plan, q, k_cache, v_cache, out, cu_seqlens_q, seq_lens, block_table,
+                                 alibi_slopes, sinks)

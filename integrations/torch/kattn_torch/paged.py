@@ -21,6 +21,39 @@ class PagedBatch:
         return (self.q, self.k_cache, self.v_cache, out, self.cu_seqlens_q, self.seq_lens, max(self.query_lens),
                 max(self.seq_lens_list), self.block_table)
 
+    def write_step(self, query_lens, seq_lens):
+        """A new step written into these tensors in place, as a server fills the inputs of a captured
+        graph: other query and sequence lengths (same token and sequence counts, blocks within the
+        cache and the table's width), a new block table, new q, K and V values."""
+        num_blocks, block_size = self.k_cache.shape[:2]
+        assert sum(query_lens) == self.q.shape[0] and len(seq_lens) == self.seq_lens.numel()
+        self.block_table.copy_(block_table(seq_lens, block_size, num_blocks, self.block_table.shape[1]))
+        self.cu_seqlens_q.copy_(cu_seqlens(query_lens))
+        self.seq_lens.copy_(torch.tensor(seq_lens, dtype=torch.int32))
+        self.q.uniform_(-2.0, 2.0)
+        self.k_cache.uniform_(-1.0, 1.0)
+        self.v_cache.uniform_(-1.0, 1.0)
+        self.query_lens, self.seq_lens_list = list(query_lens), list(seq_lens)
+
+
+def block_table(seq_lens, block_size, num_blocks, width, permute_blocks=True):
+    """int32 [len(seq_lens), width] on the CPU: each sequence's blocks, ids a random permutation of
+    the cache's blocks (a fragmented cache) or in order; rows padded with 0, as vLLM pads them."""
+    blocks_per_seq = [math.ceil(s / block_size) for s in seq_lens]
+    assert sum(blocks_per_seq) <= num_blocks and max(blocks_per_seq) <= width, "the blocks do not fit"
+    ids = torch.randperm(num_blocks) if permute_blocks else torch.arange(num_blocks)
+    table = torch.zeros(len(seq_lens), width, dtype=torch.int32)
+    used = 0
+    for s, n in enumerate(blocks_per_seq):
+        table[s, :n] = ids[used:used + n]
+        used += n
+    return table
+
+
+def cu_seqlens(query_lens):
+    """int32 [len(query_lens) + 1] on the CPU: 0, then the running sums of the query lengths."""
+    return torch.tensor([0] + list(query_lens), dtype=torch.int32).cumsum(0, dtype=torch.int32)
+
 
 def make_batch(query_lens, seq_lens, dtype, num_q_heads=32, num_kv_heads=8, head_size=128, block_size=16,
                permute_blocks=True, fused_kv=False, device="cuda"):
@@ -29,12 +62,7 @@ def make_batch(query_lens, seq_lens, dtype, num_q_heads=32, num_kv_heads=8, head
     assert all(0 < q <= s for q, s in zip(query_lens, seq_lens)), "each sequence needs 1 <= query_len <= seq_len"
     blocks_per_seq = [math.ceil(s / block_size) for s in seq_lens]
     num_blocks = sum(blocks_per_seq) + 1
-    ids = torch.randperm(num_blocks) if permute_blocks else torch.arange(num_blocks)
-    table = torch.zeros(len(seq_lens), max(blocks_per_seq), dtype=torch.int32)
-    used = 0
-    for s, n in enumerate(blocks_per_seq):
-        table[s, :n] = ids[used:used + n]
-        used += n
+    table = block_table(seq_lens, block_size, num_blocks, max(blocks_per_seq), permute_blocks)
 
     def uniform(shape, bound):
         return torch.empty(shape, dtype=dtype, device=device).uniform_(-bound, bound)
@@ -45,9 +73,9 @@ def make_batch(query_lens, seq_lens, dtype, num_q_heads=32, num_kv_heads=8, head
         k_cache, v_cache = kv[:, 0], kv[:, 1]
     else:
         k_cache, v_cache = uniform(cache_shape, 1.0), uniform(cache_shape, 1.0)
-    cu = torch.tensor([0] + list(query_lens), dtype=torch.int32).cumsum(0, dtype=torch.int32)
     return PagedBatch(q=uniform((sum(query_lens), num_q_heads, head_size), 2.0), k_cache=k_cache, v_cache=v_cache,
-                      cu_seqlens_q=cu.to(device), seq_lens=torch.tensor(seq_lens, dtype=torch.int32, device=device),
+                      cu_seqlens_q=cu_seqlens(query_lens).to(device),
+                      seq_lens=torch.tensor(seq_lens, dtype=torch.int32, device=device),
                       block_table=table.to(device), query_lens=list(query_lens), seq_lens_list=list(seq_lens))
 
 

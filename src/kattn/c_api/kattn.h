@@ -95,10 +95,42 @@ void kattn_attention_args_init(kattn_attention_args* args);
  * attention call does the same. Kokkos is then finalised at exit. */
 kattn_status kattn_initialize(void);
 
-/* out = attention(q, k_cache, v_cache) on `stream`. Checks every argument before anything
- * runs: on error `out` is untouched. Returns once the kernels are queued; it waits for the batch
- * metadata reduction on `stream` and, with check_values, for the device. */
+/* out = attention(q, k_cache, v_cache) on `stream`, planned for this call. Checks every argument
+ * before anything runs: on error `out` is untouched. Returns once the kernels are queued; it
+ * waits for the batch metadata reduction on `stream` and, with check_values, for the device. */
 kattn_status kattn_unified_attention(const kattn_attention_args* args);
+
+/* A plan: the launches of the calls on one batch shape, made once (a model step) and run many
+ * times (its layers; a CUDA graph's replays). Opaque; it owns its device workspace. */
+typedef struct kattn_plan kattn_plan;
+
+/* Host copies of the index arrays of the batch a plan is made for (optional). */
+typedef struct kattn_batch_host {
+  size_t struct_size;          /* sizeof(kattn_batch_host) */
+  const int32_t* cu_seqlens_q; /* [num_seqs + 1] */
+  const int32_t* seq_lens;     /* [num_seqs] */
+} kattn_batch_host;
+
+/* Plans calls on batches within args' shapes and max lengths: reads its dtypes, counts,
+ * max_seqlen_q, max_seqlen_k and scalars, checks its strides, ignores its pointers, check_values
+ * and stream. Without `batch` (NULL) the plan serves any batch within those max lengths; with
+ * host copies of one batch's index arrays (checked) it is fitted to that batch (a mixed batch's
+ * leading decodes run apart) and serves batches with the same query lengths and no longer
+ * sequences. Allocates the plan's workspace and may wait for the device. Sets *plan on success
+ * only. */
+kattn_status kattn_plan_create(const kattn_attention_args* args, const kattn_batch_host* batch, kattn_plan** plan);
+
+/* out = attention(q, k_cache, v_cache) on `stream` through a plan. args must repeat the plan's
+ * dtypes, counts and scalars, with max_seqlen_q and max_seqlen_k at most the plan's; the index
+ * values are the caller's promise (check_values is ignored). Checks those, the pointers and the
+ * strides before anything runs (on error `out` is untouched), then only queues kernels: no copy
+ * to the host, no allocation (after the first call on the stream), no wait, so that a CUDA graph
+ * can capture it. Runs of one plan share its workspace: they must not overlap on the device. */
+kattn_status kattn_plan_run(const kattn_plan* plan, const kattn_attention_args* args);
+
+/* Frees a plan and its workspace, waiting for kernels still using it (NULL: nothing). A graph
+ * that captured its runs must not replay afterwards. */
+void kattn_plan_destroy(kattn_plan* plan);
 
 /* The message of this thread's last failed call ("" after a success); valid until the next
  * kattn call on this thread. */

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 
 namespace kattn::c_api {
@@ -13,19 +14,21 @@ namespace {
 
 thread_local std::string last_error;
 
-struct Instances {
+struct DeviceState {
   std::mutex mutex;
-  std::map<void*, ExecutionSpace> by_stream;
+  std::map<void*, Stream> by_stream;
+  std::set<Workspace*> plan_workspaces;
 };
 
-// Never destroyed: the instances must go before Kokkos::finalize, whoever calls it, so a
-// finalize hook releases them rather than static destruction at exit.
-Instances& instances() {
-  static Instances* created = [] {
-    auto* all = new Instances();
+// Never destroyed: the instances and buffers must go before Kokkos::finalize, whoever calls it,
+// so a finalize hook releases them rather than static destruction at exit.
+DeviceState& device_state() {
+  static DeviceState* created = [] {
+    auto* all = new DeviceState();
     Kokkos::push_finalize_hook([all] {
       const std::lock_guard<std::mutex> lock(all->mutex);
       all->by_stream.clear();
+      for (Workspace* workspace : all->plan_workspaces) workspace->release();
     });
     return all;
   }();
@@ -47,12 +50,24 @@ void ensure_initialized() {
   require_kokkos_device();
 }
 
-ExecutionSpace instance_for(void* stream) {
-  Instances& all = instances();
+Stream& stream_for(void* stream) {
+  DeviceState& all = device_state();
   const std::lock_guard<std::mutex> lock(all.mutex);
   const auto found = all.by_stream.find(stream);
   if (found != all.by_stream.end()) return found->second;
-  return all.by_stream.emplace(stream, instance_for_stream(stream)).first->second;
+  return all.by_stream.emplace(stream, Stream{instance_for_stream(stream), Workspace()}).first->second;
+}
+
+void keep_until_finalize(Workspace& workspace) {
+  DeviceState& all = device_state();
+  const std::lock_guard<std::mutex> lock(all.mutex);
+  all.plan_workspaces.insert(&workspace);
+}
+
+void forget(Workspace& workspace) {
+  DeviceState& all = device_state();
+  const std::lock_guard<std::mutex> lock(all.mutex);
+  all.plan_workspaces.erase(&workspace);
 }
 
 void set_last_error(const std::string& message) { last_error = message; }

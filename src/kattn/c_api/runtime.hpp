@@ -1,10 +1,12 @@
 // The process-wide state behind the C API: Kokkos initialised once on the caller's device, one
-// execution-space instance per stream, and each thread's last error message.
+// execution-space instance and workspace per stream, the plans' workspaces, and each thread's
+// last error message.
 #pragma once
 
 #include "kattn/c_api/kattn.h"
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
+#include "kattn/kernels/workspace.hpp"
 
 #include <exception>
 #include <string>
@@ -15,9 +17,20 @@ namespace kattn::c_api {
 // left to the caller to finalise). Throws when Kokkos has been finalised.
 void ensure_initialized();
 
-// The instance for a stream, created on first use and kept until Kokkos is finalised (a GPU
-// instance owns device buffers, too costly to make per call).
-ExecutionSpace instance_for(void* stream);
+// A stream's instance, and the workspace of the one-shot calls on it, so that calls on different
+// streams never share device arrays. Created on first use and kept until Kokkos is finalised (a
+// GPU instance owns device buffers, too costly to make per call); the reference stays valid
+// until then.
+struct Stream {
+  ExecutionSpace space;
+  Workspace workspace;
+};
+Stream& stream_for(void* stream);
+
+// A plan's workspace, released at Kokkos::finalize like the streams' (a plan may be destroyed
+// after it) unless forgotten first.
+void keep_until_finalize(Workspace& workspace);
+void forget(Workspace& workspace);
 
 void set_last_error(const std::string& message);
 

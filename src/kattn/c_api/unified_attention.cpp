@@ -1,111 +1,13 @@
-// kattn_unified_attention: the C arguments checked and wrapped into unmanaged Views for
-// kattn::attention. The checks here cover what the Views cannot express (pointers, strides of
-// q/out/block_table, dtype codes, vLLM's window and max lengths); kattn::attention checks the rest.
+// kattn_unified_attention: the C arguments checked (arguments.hpp) and run by kattn::attention on
+// the instance and workspace of the caller's stream.
 #include "kattn/attention.hpp"
-#include "kattn/c_api/kattn.h"
+#include "kattn/c_api/arguments.hpp"
 #include "kattn/c_api/runtime.hpp"
-#include "kattn/core/dtype.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <string>
 
 namespace kattn::c_api {
 namespace {
-
-DType dtype_of(std::int32_t code, const char* field) {
-  switch (code) {
-    case KATTN_DTYPE_FP32: return DType::fp32;
-    case KATTN_DTYPE_FP16: return DType::fp16;
-    case KATTN_DTYPE_BF16: return DType::bf16;
-    case KATTN_DTYPE_FP8_E4M3: return DType::fp8_e4m3;
-  }
-  throw InvalidProblem(field, "unknown dtype code " + std::to_string(code));
-}
-
-void check_dtypes(const kattn_attention_args& a) {
-  const DType q = dtype_of(a.q_dtype, "q_dtype");
-  const DType cache = dtype_of(a.cache_dtype, "cache_dtype");
-  const DType out = dtype_of(a.out_dtype, "out_dtype");
-  if (q == DType::fp8_e4m3) throw InvalidProblem("q_dtype", "must be fp32, fp16 or bf16, got fp8_e4m3");
-  const auto check_pair = [q](DType dtype, const char* field) {
-    if (dtype != q && dtype != DType::fp8_e4m3)
-      throw NotSupported(std::string(field) + " " + std::string(to_string(dtype)) + " with q_dtype " +
-                         std::string(to_string(q)) + ": must be q's type or fp8_e4m3");
-  };
-  check_pair(cache, "cache_dtype");
-  check_pair(out, "out_dtype");
-}
-
-void check_counts(const kattn_attention_args& a) {
-  // Views need extents >= 0; kattn::attention then applies the geometry's rules (most are > 0).
-  const std::pair<std::int32_t, const char*> counts[] = {
-      {a.num_tokens, "num_tokens"}, {a.num_q_heads, "num_q_heads"},   {a.head_size, "head_size"},
-      {a.num_blocks, "num_blocks"}, {a.block_size, "block_size"},     {a.num_kv_heads, "num_kv_heads"},
-      {a.num_seqs, "num_seqs"},     {a.max_blocks_per_seq, "max_blocks_per_seq"}};
-  for (const auto& [value, field] : counts)
-    if (value < 0) throw InvalidProblem(field, "must be >= 0, got " + std::to_string(value));
-}
-
-// A pointer may be null only where its tensor has no elements.
-void check_pointer(const void* pointer, std::int64_t elements, const char* field) {
-  if (pointer == nullptr && elements > 0)
-    throw InvalidProblem(field, "is NULL but has " + std::to_string(elements) + " elements");
-}
-
-// q, out and block_table are dense row-major arrays in kattn's views (a dimension of extent 1
-// may have any stride, as in PyTorch).
-template <std::size_t Rank>
-void require_row_major(const std::int64_t (&strides)[Rank], const std::int64_t (&extents)[Rank], const char* name) {
-  std::int64_t expected = 1;
-  for (std::size_t dim = Rank; dim-- > 0;) {
-    if (extents[dim] > 1 && strides[dim] != expected)
-      throw NotSupported(std::string(name) + "_strides[" + std::to_string(dim) + "] = " +
-                         std::to_string(strides[dim]) + ": " + name + " must be contiguous (expected " +
-                         std::to_string(expected) + ")");
-    expected *= extents[dim];
-  }
-}
-
-void check_cache_strides(const std::int64_t (&strides)[4], const char* field) {
-  for (int dim = 0; dim < 4; ++dim)
-    if (strides[dim] < 0)
-      throw InvalidProblem(std::string(field) + "[" + std::to_string(dim) + "]",
-                           "must be >= 0, got " + std::to_string(strides[dim]));
-}
-
-void check_layout(const kattn_attention_args& a) {
-  check_pointer(a.q, std::int64_t(a.num_tokens) * a.num_q_heads * a.head_size, "q");
-  check_pointer(a.out, std::int64_t(a.num_tokens) * a.num_q_heads * a.head_size, "out");
-  const std::int64_t cache_elements = std::int64_t(a.num_blocks) * a.block_size * a.num_kv_heads * a.head_size;
-  check_pointer(a.k_cache, cache_elements, "k_cache");
-  check_pointer(a.v_cache, cache_elements, "v_cache");
-  check_pointer(a.cu_seqlens_q, std::int64_t(a.num_seqs) + 1, "cu_seqlens_q");
-  check_pointer(a.seq_lens, a.num_seqs, "seq_lens");
-  check_pointer(a.block_table, std::int64_t(a.num_seqs) * a.max_blocks_per_seq, "block_table");
-  require_row_major(a.q_strides, {a.num_tokens, a.num_q_heads, a.head_size}, "q");
-  require_row_major(a.out_strides, {a.num_tokens, a.num_q_heads, a.head_size}, "out");
-  require_row_major(a.block_table_strides, {a.num_seqs, a.max_blocks_per_seq}, "block_table");
-  check_cache_strides(a.k_cache_strides, "k_cache_strides");
-  check_cache_strides(a.v_cache_strides, "v_cache_strides");
-}
-
-AttentionParams params_of(const kattn_attention_args& a) {
-  if (!(std::isfinite(a.q_descale) && a.q_descale > 0.0f))
-    throw InvalidProblem("q_descale", "must be finite and > 0, got " + std::to_string(a.q_descale));
-  if (a.window_right != -1 && !(a.causal && a.window_right == 0))
-    throw NotSupported("window_right = " + std::to_string(a.window_right) + ": only -1, or 0 with causal");
-  AttentionParams p;
-  p.softmax_scale = a.softmax_scale * a.q_descale;  // (q_descale q)·k = q_descale (q·k)
-  p.causal = a.causal != 0;
-  p.window_left = a.window_left;
-  p.softcap = a.softcap;
-  p.k_scale = a.k_descale;
-  p.v_scale = a.v_descale;
-  p.out_scale = a.output_scale;
-  return p;
-}
 
 template <class T>
 auto host_copy(const T* data, int count) {
@@ -113,64 +15,24 @@ auto host_copy(const T* data, int count) {
                                              Kokkos::View<const T*, MemorySpace>(data, std::size_t(count)));
 }
 
-// vLLM sizes its grids by the max lengths; kattn finds them on the device, so they are only
-// checked to hold (a smaller one would have vLLM's kernel skip tokens).
-void check_max_lengths(const kattn_attention_args& a) {
-  const auto cu_seqlens_q = host_copy(a.cu_seqlens_q, a.num_seqs + 1);
-  const auto seq_lens = host_copy(a.seq_lens, a.num_seqs);
-  for (int s = 0; s < a.num_seqs; ++s) {
-    const std::int32_t query_len = cu_seqlens_q(s + 1) - cu_seqlens_q(s);
-    if (query_len > a.max_seqlen_q)
-      throw InvalidProblem("max_seqlen_q", std::to_string(a.max_seqlen_q) + " is less than the query length " +
-                                               std::to_string(query_len) + " of sequence " + std::to_string(s));
-    if (seq_lens(s) > a.max_seqlen_k)
-      throw InvalidProblem("max_seqlen_k", std::to_string(a.max_seqlen_k) + " is less than seq_lens[" +
-                                               std::to_string(s) + "] = " + std::to_string(seq_lens(s)));
-  }
-}
-
-template <class Q, class Cache, class Out>
-void run(const kattn_attention_args& a, const AttentionParams& params, const AttentionOptions& options) {
-  using CacheView = decltype(AttentionInputs<Q, Cache>::k_cache);
-  const auto cache_view = [&a](const void* data, const std::int64_t (&s)[4]) {
-    return CacheView(static_cast<const Cache*>(data),
-                     Kokkos::LayoutStride(a.num_blocks, s[0], a.block_size, s[1], a.num_kv_heads, s[2], a.head_size, s[3]));
-  };
-  using PerHead = decltype(AttentionInputs<Q, Cache>::alibi_slopes);
-  const auto per_head = [&a](const float* data) { return data ? PerHead(data, a.num_q_heads) : PerHead(); };
-  AttentionInputs<Q, Cache> in;
-  in.q = decltype(in.q)(static_cast<const Q*>(a.q), a.num_tokens, a.num_q_heads, a.head_size);
-  in.k_cache = cache_view(a.k_cache, a.k_cache_strides);
-  in.v_cache = cache_view(a.v_cache, a.v_cache_strides);
-  in.block_table = decltype(in.block_table)(a.block_table, a.num_seqs, a.max_blocks_per_seq);
-  in.cu_seqlens_q = decltype(in.cu_seqlens_q)(a.cu_seqlens_q, std::size_t(a.num_seqs) + 1);
-  in.seq_lens = decltype(in.seq_lens)(a.seq_lens, a.num_seqs);
-  in.alibi_slopes = per_head(a.alibi_slopes);
-  in.sinks = per_head(a.sinks);
-  const AttentionOutput<Out> out(static_cast<Out*>(a.out), a.num_tokens, a.num_q_heads, a.head_size);
-  attention(in, params, out, options);
-}
-
 void unified_attention(const kattn_attention_args* args) {
-  if (args == nullptr) throw InvalidProblem("args", "is NULL");
-  if (args->struct_size != sizeof(kattn_attention_args))
-    throw InvalidProblem("struct_size", std::to_string(args->struct_size) + ", expected " +
-                                            std::to_string(sizeof(kattn_attention_args)) +
-                                            " (KATTN_C_API_VERSION " + std::to_string(KATTN_C_API_VERSION) + ")");
-  const kattn_attention_args& a = *args;
-  check_dtypes(a);
+  const kattn_attention_args& a = checked_args(args);
+  const Storage storage = check_dtypes(a);
   check_counts(a);
-  check_layout(a);
+  check_pointers(a);
+  check_strides(a);
   const AttentionParams params = params_of(a);
   ensure_initialized();
+  Stream& stream = stream_for(a.stream);
   AttentionOptions options;
   options.check_values = a.check_values != 0;
-  options.space = instance_for(a.stream);
-  if (options.check_values) check_max_lengths(a);
-  dispatch_storage(dtype_of(a.q_dtype, "q_dtype"), dtype_of(a.cache_dtype, "cache_dtype"),
-                   dtype_of(a.out_dtype, "out_dtype"), [&](auto q, auto cache, auto out) {
-                     run<decltype(q), decltype(cache), decltype(out)>(a, params, options);
-                   });
+  options.space = stream.space;
+  options.workspace = &stream.workspace;
+  if (options.check_values)
+    check_max_lengths(a, host_copy(a.cu_seqlens_q, a.num_seqs + 1).data(), host_copy(a.seq_lens, a.num_seqs).data());
+  dispatch_storage(storage.q, storage.cache, storage.out, [&](auto q, auto cache, auto out) {
+    attention(inputs_of<decltype(q), decltype(cache)>(a), params, output_of<decltype(out)>(a), options);
+  });
 }
 
 }  // namespace

@@ -73,6 +73,32 @@ inline ExecutionSpace instance_for_stream(void* stream) {
 #define KATTN_GPU_STREAM(space) (space).hip_stream()
 #endif
 
+// Relaxes the calling thread's stream-capture mode while it lives (host spaces: nothing). Kokkos'
+// GPU team launches size their level-1 scratch pool on every launch (resize_team_scratch_space),
+// which allocates again, 0 bytes, while the pool is empty, as it stays for kattn's kernels; a
+// stream capture in global mode, PyTorch's default, fails on that cudaMalloc / hipMalloc, while a
+// relaxed one lets it return null, which nothing reads.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode() {
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(ThreadExchangeStreamCaptureMode)(&mode_);
+#endif
+  }
+  ~RelaxedCaptureMode() {
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(ThreadExchangeStreamCaptureMode)(&mode_);  // back to the caller's mode
+#endif
+  }
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+#ifdef KATTN_GPU_RUNTIME
+ private:
+  KATTN_GPU_RUNTIME(StreamCaptureMode) mode_ = KATTN_GPU_RUNTIME(StreamCaptureModeRelaxed);
+#endif
+};
+
 // Device time between two points of an instance's stream, from events (CUDA, HIP): what the
 // kernels enqueued between start() and stop_us() took on the device, without the host's part. Host
 // spaces have no events: there it is the host time from start() to a fence at stop_us().

@@ -104,7 +104,8 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   } else {
     batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   }
-  const AttentionPlan plan = plan_attention(in, params, batch, Workspace::instance(), options);
+  const AttentionPlan plan =
+      plan_attention(in, params, batch, options.workspace ? *options.workspace : Workspace::instance(), options);
   run(plan, in, out, space);
   return plan.call().main;
 }

@@ -7,7 +7,7 @@ namespace kattn {
 Workspace& Workspace::instance() {
   static Workspace* workspace = [] {
     auto* created = new Workspace();
-    Kokkos::push_finalize_hook([created] { *created = Workspace(); });
+    Kokkos::push_finalize_hook([created] { created->release(); });
     return created;
   }();
   return *workspace;

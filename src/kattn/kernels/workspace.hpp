@@ -1,9 +1,10 @@
 // Device buffers kattn reuses across calls (segment partials, Q-block offsets, partition counters): once a workspace
 // has grown to the largest batch seen, a call allocates nothing, which keeps the host overhead of
 // a decode step to its launches. A plan's runs use the workspace it was given (one per stream);
-// instance() is the one attention() calls share, released at Kokkos::finalize, so those calls must
-// come from one host thread, in order. A plan that grows a workspace frees the old buffer, which
-// waits for running kernels. A decode graph owns a workspace of its own.
+// instance() is the one attention() calls share unless AttentionOptions::workspace names another,
+// released at Kokkos::finalize, so those calls must come from one host thread, in order. A plan
+// that grows a workspace frees the old buffer, which waits for running kernels. A decode graph
+// owns a workspace of its own.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
@@ -37,6 +38,12 @@ class Workspace {
     std::int32_t* counters = nullptr;
   };
   Buffers commit(const Layout& layout);
+
+  // Frees the buffers: a workspace that may outlive Kokkos must be released before Kokkos::finalize.
+  void release() {
+    buffer_ = {};
+    counters_ = {};
+  }
 
  private:
   Kokkos::View<char*, MemorySpace> buffer_;

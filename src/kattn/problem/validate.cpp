@@ -106,7 +106,7 @@ void validate_batch_index(const Geometry& g, const BatchIndexHost& index) {
                                           std::to_string(index.qq_bias_size) + " but sequence " + std::to_string(s) +
                                           " has " + std::to_string(query_len) + " query tokens");
     // Only the blocks a sequence uses must be valid; vLLM pads the rest of a row.
-    const int used_blocks = (seq_len + g.block_size - 1) / g.block_size;
+    const int used_blocks = index.block_table ? (seq_len + g.block_size - 1) / g.block_size : 0;
     for (int b = 0; b < used_blocks; ++b) {
       const std::int32_t block = index.block_table[std::int64_t(s) * g.max_blocks_per_seq + b];
       if (block < 0 || block >= g.num_blocks)

@@ -24,7 +24,7 @@ struct KvCacheStrides {
 
 // Host copies of the batch index tensors, laid out as in HostProblem.
 struct BatchIndexHost {
-  const std::int32_t* block_table;   // [num_seqs, max_blocks_per_seq]
+  const std::int32_t* block_table;   // [num_seqs, max_blocks_per_seq], or null: not checked
   const std::int32_t* cu_seqlens_q;  // [num_seqs + 1]
   const std::int32_t* seq_lens;      // [num_seqs]
   const std::int32_t* prefix_lens = nullptr;  // [num_seqs] or null

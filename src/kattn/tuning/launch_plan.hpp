@@ -16,6 +16,7 @@
 namespace kattn {
 
 class TuningTable;
+class Workspace;
 
 enum class Variant {
   baseline,          // paper 4.3: a team per (query token, query head), tiles of block_size keys
@@ -72,6 +73,9 @@ struct AttentionOptions {
   // stream; see core/stream_instance.hpp); empty = the default instance. Optional, so that
   // options can be built before Kokkos is initialised.
   std::optional<ExecutionSpace> space;
+  // The workspace attention() plans in (kernels/workspace.hpp); null = the shared
+  // Workspace::instance(). Calls whose kernels may overlap (other streams) need workspaces of their own.
+  Workspace* workspace = nullptr;
 };
 
 // Architecture this build targets ("cpu", "h100", "a100", "mi300", "mi250"), from Kokkos' arch.
