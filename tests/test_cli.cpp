@@ -255,6 +255,24 @@ TEST(Cli, SimulateLatencyExperiment) {
   EXPECT_EQ(doc.at("steps").size(), 31u);  // chunks of 16 + 4 tokens under the budget of 16, then 29 decodes
 }
 
+// Every step replayed, on a forced variant (any variant replays); 4 graphs: the chunks of 16 and
+// 4 tokens (seq_len 16 and 20: bounds of 16 and 32 keys), then decodes of up to 32 and 64 keys.
+TEST(Cli, SimulateGraphReplayTakesEveryStep) {
+  const std::string json = temp_path("simulate_graph.json");
+  const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_graph_model", 16) +
+                              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --variant qblock "
+                              "--graph-replay --json " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("graph replay: 31 of 31 steps"), std::string::npos) << r.output;
+  const nlohmann::json doc = read_json(json);
+  EXPECT_NE(doc.at("timer").get<std::string>().find("(4 captured)"), std::string::npos) << doc.at("timer");
+  EXPECT_EQ(doc.at("graph_replay").at("steps"), 31);
+  for (const nlohmann::json& step : doc.at("steps")) {
+    EXPECT_TRUE(step.at("replayed").get<bool>());
+    EXPECT_GT(step.at("eager_us_per_layer").get<double>(), 0.0);
+  }
+}
+
 TEST(Cli, SimulateRejectsBadUsage) {
   const std::string model = write_tiny_model("simulate_bad_model", 16);
   EXPECT_EQ(run_cli("simulate --model " + model).exit_code, cli::kBadInput);  // no source

@@ -1,7 +1,8 @@
 // plan_attention + run: a plan made once serves later runs on new contents of the same shapes
 // (new queries, shorter contexts) with no host round trip; for every variant, from exact host
 // metadata and from the bounds a server knows; captured as a graph, each replay reads its step's
-// buffers; and a run on other shapes is refused untouched.
+// buffers (also a decode batch captured for a capacity and a context bound, replayed on a step
+// padded to it, per dtype and with features); and a run or capture on other shapes is refused.
 #include "kattn/attention.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
@@ -108,7 +109,76 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, PlanRun,
                          ::testing::Combine(::testing::ValuesIn(all_variants()),
                                             ::testing::Values(DType::fp32, DType::fp16), ::testing::Bool()));
 
-TEST(PlanRunChecks, ARunOnOtherShapesIsRefusedWithOutUntouched) {
+// A decode batch as a server captures it: a capacity of sequences and a bound on their contexts.
+constexpr int kMaxSeqLen = 90;
+
+BatchSpec decode_spec(DType dtype, bool features) {
+  BatchSpec spec;
+  spec.model = model_by_name("tiny");
+  spec.dtype = dtype;
+  spec.block_size = 8;
+  spec.sequences = {{kMaxSeqLen, 1}, {1, 1}, {47, 1}, {9, 1}, {64, 1}, {33, 1}};
+  spec.seed = 11;
+  if (features) {
+    spec.features.window_left = 20;
+    spec.features.sinks = true;
+    spec.features.softcap = 30.0f;
+  }
+  return spec;
+}
+
+// The first step with `real` sequences left, shorter by `shrink` keys, new queries, and the rest
+// padded as vLLM pads to a captured size: one token, seq_len 1 on block 0.
+HostProblem padded_decode_step(HostProblem step, int real, int shrink) {
+  const Geometry& g = step.geometry;
+  for (int s = 0; s < g.num_seqs; ++s) {
+    int& seq_len = step.seq_lens[std::size_t(s)];
+    if (s < real) {
+      seq_len = std::max(1, seq_len - shrink);
+      continue;
+    }
+    seq_len = 1;
+    std::fill_n(step.block_table.begin() + std::ptrdiff_t(s) * g.max_blocks_per_seq, g.max_blocks_per_seq, 0);
+  }
+  for (float& q : step.q) q = -q;
+  return step;
+}
+
+class CapturedDecodes : public ::testing::TestWithParam<std::tuple<DType, bool /*features*/>> {};
+
+TEST_P(CapturedDecodes, EachReplayReadsItsPaddedStep) {
+  // Not a structured binding: the lambda below uses `features`, which C++17 lets no lambda capture
+  // (g++ accepts it, clang and hipcc do not).
+  const DType dtype = std::get<0>(GetParam());
+  const bool features = std::get<1>(GetParam());
+  const HostProblem first = generate_batch(decode_spec(dtype, features));
+  dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
+    using T = decltype(q);
+    const DeviceProblem<T, T, T> buffers = upload_problem<T, T, T>(first);
+    AttentionOptions options;
+    options.variant = Variant::split_kv;
+    options.tile_size = 16;  // several partitions per sequence, so the segment reduction runs too
+    const int n = first.geometry.num_seqs;
+    Workspace workspace;
+    const AttentionGraph graph =
+        capture_run(plan_attention(buffers.inputs, buffers.params, bounded_batch_metadata(n, n, 1, kMaxSeqLen),
+                                   workspace, options),
+                    buffers.inputs, buffers.out);
+    EXPECT_EQ(graph.plan().call().main.num_segments, features ? 2 : 6);  // window 20 + 1 keys, or 90, in 16s
+    graph.replay();
+    expect_matches(download_out(buffers.out), first, "first replay");
+    const HostProblem second = padded_decode_step(first, 4, 7);
+    test::copy_indices_and_q(upload_problem<T, T, T>(second), buffers);
+    graph.replay();
+    expect_matches(download_out(buffers.out), second, "replay of a padded step");
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, CapturedDecodes,
+                         ::testing::Combine(::testing::Values(DType::fp32, DType::fp16, DType::bf16),
+                                            ::testing::Bool()));
+
+TEST(PlanRunChecks, ARunOrCaptureOnOtherShapesIsRefusedWithOutUntouched) {
   const HostProblem first = first_step(DType::fp32);
   BatchSpec other_spec;
   other_spec.model = model_by_name("tiny");
@@ -122,7 +192,11 @@ TEST(PlanRunChecks, ARunOnOtherShapesIsRefusedWithOutUntouched) {
   Workspace workspace;
   const AttentionPlan plan = plan_attention(one.inputs, one.params, exact_metadata(first), workspace);
   EXPECT_THROW(run(plan, two.inputs, two.out), InvalidProblem);
+  EXPECT_THROW(capture_run(plan, two.inputs, two.out), InvalidProblem);
   for (float x : download_out(two.out)) ASSERT_EQ(x, 7.0f);
+  const AttentionOutput<float> longer("out", first.geometry.num_tokens + 1, first.geometry.num_q_heads,
+                                      first.geometry.head_size);
+  EXPECT_THROW(capture_run(plan, one.inputs, longer), InvalidProblem);
   EXPECT_THROW(plan_attention(one.inputs, one.params, exact_metadata(other), workspace), InvalidProblem);
 }
 

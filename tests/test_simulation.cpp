@@ -1,18 +1,25 @@
-// The serving simulator: block allocator, trace generators, scheduler rules, and a short run on
-// the kernels. No assertion depends on a measured time.
+// The serving simulator: block allocator, trace generators, scheduler rules, a short run on the
+// kernels, and graph replay (step shapes, padded replays against the oracle, every step of a run
+// replayed). No assertion depends on a measured time.
 #include "kattn/simulation/block_allocator.hpp"
 #include "kattn/simulation/kernel_step_timer.hpp"
 #include "kattn/simulation/scheduler.hpp"
 #include "kattn/simulation/simulator.hpp"
 #include "kattn/simulation/step_batch_layout.hpp"
+#include "kattn/simulation/step_graph.hpp"
 #include "kattn/simulation/trace.hpp"
 #include "kattn/core/error.hpp"
+#include "kattn/kernels/device_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
 #include "kattn/problem/validate.hpp"
+#include "kattn/workload/generator.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <set>
 
 namespace kattn::sim {
@@ -250,23 +257,153 @@ TEST(Simulator, EveryRequestFinishesWithConsistentTotals) {
   EXPECT_EQ(r.end_s, r.steps.back().end_s);
 }
 
-// Graph replay runs exactly the decode-only steps as graphs, and times their eager calls too.
-TEST(Simulator, GraphReplayTakesTheDecodeOnlySteps) {
-  const ModelConfig c = tiny_config(24, 16);
-  const std::vector<Request> trace = {request(0, 0.0, 9, 6), request(1, 0.0, 5, 9), request(2, 0.0005, 14, 4)};
-  KernelTimerOptions options{0, 1, 5};
-  options.graph_replay = true;
-  const std::unique_ptr<StepTimer> timer = make_kernel_step_timer(c, options);
-  const SimulationResult r = simulate(c, trace, *timer);
-  int replayed = 0;
-  for (const StepRecord& s : r.steps) {
-    EXPECT_EQ(s.replayed, s.num_prefill_seqs == 0);
-    EXPECT_EQ(s.eager_us_per_layer > 0.0, s.replayed);
-    replayed += s.replayed;
+// A step as the scheduler lays it out (decodes first), with tensor values: 3 decodes, then 3
+// chunks of 30, 3 and 5 tokens after their contexts.
+BatchSpec mixed_step_spec(DType dtype) {
+  BatchSpec spec;
+  spec.model = model_by_name("tiny");
+  spec.dtype = dtype;
+  spec.block_size = 8;
+  spec.sequences = {{40, 1}, {33, 1}, {17, 1}, {50, 30}, {20, 3}, {64, 5}};
+  spec.seed = 31;
+  spec.features.window_left = 24;
+  spec.features.sinks = true;
+  spec.features.softcap = 30.0f;
+  return spec;
+}
+
+HostProblem step_of(const std::vector<SequenceShape>& sequences) {
+  BatchSpec spec = mixed_step_spec(DType::fp32);
+  spec.sequences = sequences;
+  spec.with_values = false;
+  return generate_batch(spec);
+}
+
+// The next step on the same cache: the sequences `kept`, contexts `shrink` keys shorter, new queries.
+HostProblem next_step(const HostProblem& step, const std::vector<int>& kept, int shrink) {
+  const Geometry& g = step.geometry;
+  const std::size_t row = std::size_t(g.num_q_heads) * std::size_t(g.head_size);
+  HostProblem next = step;
+  next.geometry.num_seqs = int(kept.size());
+  next.cu_seqlens_q = {0};
+  next.seq_lens.clear();
+  next.block_table.clear();
+  next.q.clear();
+  for (int s : kept) {
+    const int first = step.cu_seqlens_q[std::size_t(s)], query_len = step.cu_seqlens_q[std::size_t(s) + 1] - first;
+    next.cu_seqlens_q.push_back(next.cu_seqlens_q.back() + query_len);
+    next.seq_lens.push_back(std::max(query_len, step.seq_lens[std::size_t(s)] - shrink));
+    const auto table = step.block_table.begin() + std::ptrdiff_t(s) * g.max_blocks_per_seq;
+    next.block_table.insert(next.block_table.end(), table, table + g.max_blocks_per_seq);
+    for (std::size_t i = std::size_t(first) * row; i < std::size_t(first + query_len) * row; ++i)
+      next.q.push_back(-step.q[i]);
   }
-  EXPECT_GT(replayed, 0);
-  EXPECT_LT(replayed, int(r.steps.size()));
-  EXPECT_NE(timer->description().find("captured"), std::string::npos);
+  next.geometry.num_tokens = next.cu_seqlens_q.back();
+  return next;
+}
+
+TEST(GraphReplay, AStepsShapeRoundsItsPartsUp) {
+  // 3 decodes (longest 40) -> 4 slots, 64 keys; 3 others -> 4 slots with the spare, 38 tokens ->
+  // 64 rows, longest 64 keys.
+  const GraphShape mixed = GraphShape::of(step_of(mixed_step_spec(DType::fp32).sequences));
+  EXPECT_EQ(mixed.key(), std::make_tuple(4, 64, 4, 64, 64));
+  EXPECT_EQ(mixed.num_seqs(), 8);
+  EXPECT_EQ(mixed.num_tokens(), 68);
+  const BatchMetadata bounds = mixed.bounds();
+  EXPECT_TRUE(bounds.decodes_lead());  // the plan may run the decodes apart, as the eager call's
+  EXPECT_EQ(bounds.num_decodes, 4);
+  EXPECT_EQ(bounds.max_seq_len, 64);
+  EXPECT_EQ(GraphShape::of(step_of({{40, 1}, {9, 1}, {3, 1}, {7, 1}, {5, 1}})).key(), std::make_tuple(8, 64, 0, 0, 0));
+  EXPECT_EQ(GraphShape::of(step_of({{20, 20}})).key(), std::make_tuple(0, 0, 2, 32, 32));
+  // Decodes that do not all lead run with the rest, as the eager call runs them.
+  EXPECT_EQ(GraphShape::of(step_of({{50, 12}, {40, 1}})).key(), std::make_tuple(0, 0, 4, 16, 64));
+}
+
+class StepGraphReplay : public ::testing::TestWithParam<std::tuple<std::optional<Variant>, DType>> {};
+
+// Two steps of one shape, each padded (a decode slot, the padding tokens, an empty slot in the
+// second): each replay gives the step's rows as the oracle does, and zero padding rows, which saw
+// no key.
+TEST_P(StepGraphReplay, ReplayedRowsMatchTheOracleAndPaddingSeesNoKey) {
+  const std::optional<Variant> variant = std::get<0>(GetParam());
+  const DType dtype = std::get<1>(GetParam());
+  const HostProblem first = generate_batch(mixed_step_spec(dtype));
+  const HostProblem second = next_step(first, {0, 1, 2, 3, 5}, 3);
+  constexpr int kDecodes = 3;
+  dispatch_storage(dtype, dtype, dtype, [&](auto q, auto, auto) {
+    using T = decltype(q);
+    const DeviceProblem<T, T, T> one = upload_problem<T, T, T>(first);
+    AttentionOptions options;
+    options.variant = variant;
+    const GraphShape shape = GraphShape::of(first);
+    ASSERT_EQ(GraphShape::of(second), shape);
+    StepGraph<T> graph(shape, one.inputs, one.params, options);
+    // The decodes run apart exactly when the eager call runs them apart.
+    const LaunchPlan eager = attention(one.inputs, one.params, one.out, options);
+    EXPECT_EQ(graph.plan().call().decodes.has_value(), eager.decodes_apart > 0);
+    if (!variant) EXPECT_TRUE(graph.plan().call().decodes.has_value());
+    for (const HostProblem* step : {&first, &second}) {
+      graph.load(*step, upload_problem<T, T, T>(*step).inputs);
+      graph.replay();
+      graph.replay();  // nothing of a replay carries over
+      const std::vector<float> out = download_out(graph.out());
+      const std::size_t row = out.size() / std::size_t(shape.num_tokens());
+      std::vector<float> rows;
+      for (int slot_row = 0; slot_row < shape.num_tokens(); ++slot_row) {
+        const int token = slot_row < kDecodes ? slot_row : slot_row - (shape.decodes - kDecodes);
+        const bool padding = (slot_row >= kDecodes && slot_row < shape.decodes) || token >= step->geometry.num_tokens;
+        const auto begin = out.begin() + std::ptrdiff_t(std::size_t(slot_row) * row);
+        const auto end = begin + std::ptrdiff_t(row);
+        if (!padding) rows.insert(rows.end(), begin, end);
+        else EXPECT_TRUE(std::all_of(begin, end, [](float x) { return x == 0.0f; })) << "padding row " << slot_row;
+      }
+      const Comparison c = compare_to_reference(rows, oracle_attention(*step), *step);
+      EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;
+    }
+  });
+}
+
+std::vector<std::optional<Variant>> planned_and_every_variant() {
+  std::vector<std::optional<Variant>> variants{std::nullopt};
+  for (Variant v : all_variants()) variants.emplace_back(v);
+  return variants;
+}
+
+INSTANTIATE_TEST_SUITE_P(Variants, StepGraphReplay,
+                         ::testing::Combine(::testing::ValuesIn(planned_and_every_variant()),
+                                            ::testing::Values(DType::fp32, DType::fp16)));
+
+// Graph replay runs every step, decode-only and mixed, on one graph per shape captured once, and
+// times each step's eager call too; on the planned launches and on a forced variant.
+TEST(Simulator, GraphReplayTakesEveryStep) {
+  const ModelConfig c = tiny_config(24, 16);
+  const std::vector<Request> trace = {request(0, 0.0, 9, 6), request(1, 0.0, 5, 9), request(2, 0.0, 14, 4)};
+  // The steps' shapes from the scheduler alone: every request arrives at 0, so the clock plays no part.
+  std::set<GraphShape> shapes;
+  int mixed = 0;
+  for (Scheduler s(c, trace); !s.all_finished();) {
+    const StepBatch b = s.schedule(0.0);
+    const GraphShape shape = GraphShape::of(step_layout(b, c));
+    shapes.insert(shape);
+    mixed += shape.decodes > 0 && shape.other_seqs > 0;
+    s.complete(b);
+  }
+  EXPECT_GT(mixed, 0);
+  const std::optional<Variant> planned, forced = Variant::qblock_static;  // a forced variant replays too
+  for (const std::optional<Variant>& variant : {planned, forced}) {
+    KernelTimerOptions options{0, 1, 5};
+    options.graph_replay = true;
+    options.variant = variant;
+    const std::unique_ptr<StepTimer> timer = make_kernel_step_timer(c, options);
+    const SimulationResult r = simulate(c, trace, *timer);
+    for (const StepRecord& s : r.steps) {
+      EXPECT_TRUE(s.replayed);
+      EXPECT_GT(s.eager_us_per_layer, 0.0);
+      EXPECT_GT(s.attention_us_per_layer, 0.0);
+    }
+    const std::string captured = "(" + std::to_string(shapes.size()) + " captured)";
+    EXPECT_NE(timer->description().find(captured), std::string::npos) << timer->description();
+  }
 }
 
 }  // namespace

@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
                        "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
                        "with the hardware model (docs/hardware-model.md) instead of running the kernels");
   simulate->add_flag("--graph-replay", sim_options.graph_replay,
-                     "run decode-only steps as captured graphs (paper 6.2), timing each step's eager call too")
+                     "run every step as a captured graph (paper 6.2), timing each step's eager call too")
       ->excludes("--predict");
   simulate->add_option("--variant", sim_options.variant,
                        "run every call on this kernel variant (as Figure 9 compares kernel versions); default: planned")

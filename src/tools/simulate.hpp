@@ -21,7 +21,7 @@ struct SimulateOptions {
   std::string json_path;
   std::string write_trace_path;  // also write the trace that was simulated
   std::string predict_arch;      // --predict ARCH: the hardware model instead of the kernels
-  bool graph_replay = false;     // decode-only steps as captured graphs (KernelTimerOptions::graph_replay)
+  bool graph_replay = false;     // every step as a captured graph (KernelTimerOptions::graph_replay)
   std::string variant;           // every call on this variant; empty = the launch plan's choice
 };
 

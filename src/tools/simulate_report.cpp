@@ -28,7 +28,7 @@ double mean(const std::vector<double>& values) {
   return values.empty() ? 0.0 : total / double(values.size());
 }
 
-// Replayed decode steps against their eager calls, per layer.
+// Replayed steps against their eager calls, per layer.
 struct ReplaySummary {
   int steps = 0;
   double replay_us = 0.0, eager_us = 0.0;  // means

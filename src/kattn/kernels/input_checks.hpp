@@ -1,5 +1,5 @@
 // Shape (and optionally value) checks of an attention call's inputs and output, before anything
-// launches: shared by kattn::attention and the decode graph's capture.
+// launches: shared by kattn::attention and a plan's run / capture_run.
 #pragma once
 
 #include "kattn/core/error.hpp"

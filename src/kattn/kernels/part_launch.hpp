@@ -1,6 +1,6 @@
 // The launches of one part of a call (PartLaunch), for every variant. None reads anything back
 // to the host, and all go through a launch target (launch_target.hpp): straight onto an execution
-// space (run), or into a graph (capture_run, the decode graph).
+// space (run), or into a graph (capture_run).
 #pragma once
 
 #include "kattn/kernels/baseline_kernel.hpp"

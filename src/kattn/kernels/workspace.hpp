@@ -3,8 +3,8 @@
 // a decode step to its launches. A plan's runs use the workspace it was given (one per stream);
 // instance() is the one attention() calls share unless AttentionOptions::workspace names another,
 // released at Kokkos::finalize, so those calls must come from one host thread, in order. A plan
-// that grows a workspace frees the old buffer, which waits for running kernels. A decode graph
-// owns a workspace of its own.
+// that grows a workspace frees the old buffer, which waits for running kernels; the plans made on
+// it before are then stale, and so are their graphs.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"

@@ -15,8 +15,9 @@ struct KernelTimerOptions {
   int warmup = 1;  // untimed calls per step before the timed ones (the later layers of a step run warm)
   int runs = 1;    // timed calls per step; the step's time is their mean
   std::uint64_t seed = 1;
-  // Decode-only steps run as captured graphs (paper 6.2; kattn::DecodeGraph), one per padded batch
-  // size and context bound, captured on first use; the eager call of each such step is timed too.
+  // Every step also runs as a captured graph (paper 6.2; kattn::capture_run), one per padded step
+  // shape (sim::GraphShape), captured on first use; the step's time is the replay's, and its eager
+  // call's is kept beside it.
   bool graph_replay = false;
   // Every call on this variant (the paper's Figure 9 compares kernel versions); empty = planned.
   std::optional<Variant> variant;
@@ -25,10 +26,9 @@ struct KernelTimerOptions {
 // Allocates one layer's KV cache of the model's full capacity and fills it once; each step then
 // uploads its index tensors, fills q, and times the call from the host to completion (fenced,
 // without the host copies that check index values: the scheduler built them). With graph_replay,
-// a decode-only step writes its index tensors and q into the buffers of the graph for its batch
-// size rounded up to a captured size (1, 2, 4, then multiples of 8, as vLLM captures) and its
-// longest context rounded up to a power of two, and times the replays (uploads excluded, as for
-// the eager call).
+// each step, decode-only or mixed, then writes its index tensors and q into the buffers of the
+// graph of its shape (step_graph.hpp: sequences, tokens and contexts rounded up, padding that
+// sees no key) and times the replays (uploads excluded, as for the eager call).
 std::unique_ptr<StepTimer> make_kernel_step_timer(const ModelConfig& config, const KernelTimerOptions& options);
 
 }  // namespace kattn::sim

@@ -18,7 +18,7 @@ struct StepRecord {
   int num_prefill_tokens = 0;
   double attention_us_per_layer = 0.0;  // what the timer gave
   double attention_us = 0.0;            // x num_layers
-  bool replayed = false;                // attention ran as a captured decode graph (--graph-replay)
+  bool replayed = false;                // attention ran as a captured graph (--graph-replay)
   double eager_us_per_layer = 0.0;      // replayed steps: the same step's eager call
   double other_us = 0.0;                // the config's model of the rest of the step
   int kv_blocks_used = 0;               // after scheduling, before the step's finished requests free theirs
