@@ -1,11 +1,13 @@
 // The split-KV kernels' tile primitives on their own, on the build's execution space: staging
 // paged K/V rows into scratch (team_stage_rows, the one-warp WarpStageRing), summing across a
-// thread's vector lanes (vector_lanes_sum), and the block/slot division (FastDivisor, host).
+// thread's vector lanes (vector_lanes_sum), the key-row tensor-core products (warp_key_rows.hpp,
+// CUDA only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/vector_lanes.hpp"
+#include "kattn/tiles/warp_key_rows.hpp"
 #include "kattn/tiles/warp_stage.hpp"
 
 #include <gtest/gtest.h>
@@ -159,6 +161,74 @@ TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
         const int key = t * rows + j;
         ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f) << "tile " << t << " row " << j;
       }
+}
+
+// One warp: K and V tiles and 8 query rows of head 64 staged to scratch, then S^T = K · Q^T
+// (warp_key_scores) and O^T = V^T · S^T (warp_key_accumulate on the unscaled scores); small
+// integer operands keep every product exact in fp16 and fp32.
+struct KeyRowProducts {
+  static constexpr int kHead = 64, kStride = kHead + kFragmentTilePad;
+  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v;  // [8][head], [32][head], [32][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores, out;  // [32 keys][8 rows], [8 rows][head]
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* tiles = static_cast<fp16_t*>(
+        team.team_scratch(0).get_shmem_aligned(2 * kKeyRowTileKeys * kStride * sizeof(fp16_t), 16));
+    fp16_t* v_tile = tiles + kKeyRowTileKeys * kStride;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kKeyRowTileKeys * kHead), [&](int i) {
+      tiles[(i / kHead) * kStride + i % kHead] = k(i / kHead, i % kHead);
+      v_tile[(i / kHead) * kStride + i % kHead] = v(i / kHead, i % kHead);
+    });
+    team.team_barrier();
+    WarpKeyRowFragments f;
+    load_key_row_q<fp16_t>(f, kHead, [&](int r, int d) { return q(r, d); });
+    WarpKeyScores s;
+    warp_key_scores<fp16_t>(f, tiles, kHead, s);
+    const int lane = warp_lane();
+    for (int m = 0; m < kKeyRowTileKeys / 16; ++m)
+      for (int i = 0; i < 4; ++i) scores(16 * m + key_row_element(lane, i), key_row_query(lane, i)) = s[m][i];
+    warp_key_accumulate<fp16_t>(f, s, v_tile, kHead);
+    for (int n = 0; n < kHead / 16; ++n)
+      for (int i = 0; i < 4; ++i) out(key_row_query(lane, i), 16 * n + key_row_element(lane, i)) = f.o[n][i];
+  }
+};
+
+TEST(WarpKeyRows, ScoresAndWeightedSumsMatchTheHost) {
+  if (!register_rows_available()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
+  constexpr int kRows = kKeyRowQueries, kKeys = kKeyRowTileKeys, kHead = KeyRowProducts::kHead;
+  const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
+  using Tile = decltype(KeyRowProducts::q);
+  using Result = decltype(KeyRowProducts::out);
+  const KeyRowProducts p{Tile("q", kRows, kHead), Tile("k", kKeys, kHead), Tile("v", kKeys, kHead),
+                         Result("s", kKeys, kRows), Result("o", kRows, kHead)};
+  auto q = Kokkos::create_mirror_view(p.q), k = Kokkos::create_mirror_view(p.k), v = Kokkos::create_mirror_view(p.v);
+  for (int d = 0; d < kHead; ++d) {
+    for (int r = 0; r < kRows; ++r) q(r, d) = from_float<fp16_t>(value(r, d, 1));
+    for (int j = 0; j < kKeys; ++j) {
+      k(j, d) = from_float<fp16_t>(value(j, d, 2));
+      v(j, d) = from_float<fp16_t>(value(j, d, 4));
+    }
+  }
+  Kokkos::deep_copy(p.q, q);
+  Kokkos::deep_copy(p.k, k);
+  Kokkos::deep_copy(p.v, v);
+  TeamPolicy policy(1, 1, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(2 * kKeys * KeyRowProducts::kStride * sizeof(fp16_t) + 16));
+  Kokkos::parallel_for(policy, p);
+  const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
+  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.out);
+  for (int r = 0; r < kRows; ++r) {
+    for (int j = 0; j < kKeys; ++j) {
+      float expected = 0.0f;
+      for (int d = 0; d < kHead; ++d) expected += value(r, d, 1) * value(j, d, 2);
+      ASSERT_EQ(scores(j, r), expected) << "key " << j << " row " << r;
+    }
+    for (int d = 0; d < kHead; ++d) {
+      float expected = 0.0f;
+      for (int j = 0; j < kKeys; ++j) expected += scores(j, r) * value(j, d, 4);
+      ASSERT_EQ(out(r, d), expected) << "row " << r << " element " << d;
+    }
+  }
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {

@@ -4,7 +4,7 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warp_key_rows.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -89,7 +89,8 @@ inline std::optional<SplitKvShape> split_kv_shape(int workers, int partition_siz
 // Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): one region for kSplitKvMmaStages K/V
 // tile pairs of kFragmentTileKeys keys, which the partitions' merge weights reuse, and the
 // partition's block ids.
-constexpr int kSplitKvMmaStages = 2;  // two tile pairs of head 128 fill Kokkos' 40 KB
+constexpr int kSplitKvMmaStages = 2;           // two tile pairs of head 128 fill Kokkos' 40 KB
+constexpr int kSplitKvMmaRows = kKeyRowQueries;  // query heads a team takes (block_m)
 
 KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int num_partitions,
                                                              std::size_t element_bytes) {

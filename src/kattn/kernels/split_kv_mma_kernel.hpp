@@ -1,14 +1,14 @@
 // The split-KV decode kernel on tensor cores (CUDA sm_80+, fp16/bf16 q and cache, head sizes up to
 // kFragmentMaxHead in multiples of 16): the work items of SplitKvKernel, but each team is one warp
-// that keeps up to 16 query heads of a KV head as register rows (warp_fragments.hpp), so a key's
-// dot products and weighted sums cost a share of an mma instead of a CUDA-core loop per lane
-// (GQA decode is then bound by memory, not by issue slots). The warp owns a ring of K/V tiles
+// that keeps up to 8 query heads of a KV head in registers, keys on the mma's long side
+// (warp_key_rows.hpp), so a key's dot products and weighted sums cost a share of an mma instead of
+// a CUDA-core loop per lane (GQA decode is then bound by memory, not by issue slots). The warp owns a ring of K/V tiles
 // (WarpStageRing: cp.async), computes on one while the next is in flight, and no
 // other warp waits on it. Partitions merge as in SplitKvKernel: the last team of a row group.
 #pragma once
 
 #include "kattn/kernels/split_kv_kernel.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warp_key_rows.hpp"
 #include "kattn/tiles/warp_stage.hpp"
 
 namespace kattn {
@@ -25,7 +25,7 @@ struct SplitKvMmaKernel {
   int partition_size;        // keys per team
   int num_partitions;
   int row_groups;            // ceil(queries_per_kv / rows_per_group)
-  int rows_per_group;        // query heads per team, at most kFragmentRows
+  int rows_per_group;        // query heads per team, at most kKeyRowQueries
   int first_token;
   bool aligned;              // every cache row admits 16-byte copies
 
@@ -43,34 +43,34 @@ struct SplitKvMmaKernel {
     const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
 
-    const WarpStageRing<Cache> ring{static_cast<Cache*>(region), kSplitKvMmaStages, kFragmentTileKeys,
+    const WarpStageRing<Cache> ring{static_cast<Cache*>(region), kSplitKvMmaStages, kKeyRowTileKeys,
                                     fragment_tile_stride(head_size), head_size, aligned};
     team.team_barrier();  // the block ids are visible
     const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
-    const int num_tiles = (it.end - it.first + kFragmentTileKeys - 1) / kFragmentTileKeys;
+    const int num_tiles = (it.end - it.first + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
     const auto stage = [&](int t) {
       if (t >= num_tiles) return ring.skip();
-      const int first = it.first + t * kFragmentTileKeys;
-      const int count = it.end - first < kFragmentTileKeys ? it.end - first : kFragmentTileKeys;
+      const int first = it.first + t * kKeyRowTileKeys;
+      const int count = it.end - first < kKeyRowTileKeys ? it.end - first : kKeyRowTileKeys;
       ring.stage(team, t, args.k, args.v, at, first, count);
     };
     for (int t = 0; t < kSplitKvMmaStages - 1; ++t) stage(t);
 
     const int lane = warp_lane();
     const ScoreRules& rules = args.rules;
-    WarpRowFragments f;
-    load_q_fragments<Cache>(f, head_size, [&](int r, int d) {
+    WarpKeyRowFragments f;
+    load_key_row_q<Cache>(f, head_size, [&](int r, int d) {
       return r < it.rows ? args.q(it.token, it.first_head + r, d) : Cache{0};
     });
     int head[2];
     bool real_row[2];
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const int row = fragment_row(lane, 2 * h);
+      const int row = key_row_query(lane, h);
       head[h] = it.first_head + row;
       real_row[h] = row < it.rows;
-      f.state[h] = num_partitions > 1 || row >= it.rows ? SoftmaxState{} : rules.initial_state(head[h]);
-      if (lane & 3) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of four
+      f.state[h] = num_partitions > 1 || !real_row[h] ? SoftmaxState{} : rules.initial_state(head[h]);
+      if (lane >> 2) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of the row's eight
     }
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
 
@@ -78,47 +78,46 @@ KATTN_UNROLL
       ring.wait(t);
       team.team_barrier();  // the tile is visible, and the previous one is read: restage it
       stage(t + kSplitKvMmaStages - 1);
-      const int first = it.first + t * kFragmentTileKeys;
-      WarpScores s;
-      warp_scores<Cache>(f, ring.k_tile(t), head_size, s);
-      if (plain_logits && first + kFragmentTileKeys <= it.end) {
+      const int first = it.first + t * kKeyRowTileKeys;
+      WarpKeyScores s;
+      warp_key_scores<Cache>(f, ring.k_tile(t), head_size, s);
+      if (plain_logits && first + kKeyRowTileKeys <= it.end) {
 KATTN_UNROLL
         for (auto& scores : s)
           for (float& value : scores) value *= rules.scale;
       } else {
 KATTN_UNROLL
-        for (int j = 0; j < kFragmentTileKeys / 8; ++j)
+        for (int m = 0; m < kKeyRowTileKeys / 16; ++m)
 KATTN_UNROLL
           for (int i = 0; i < 4; ++i) {
             // Padding rows keep their zero scores: no bias of a head past the group is read, and
             // their max never moves (no rescale for them).
-            const int key = first + 8 * j + fragment_column(lane, i);
-            if (real_row[i >> 1])
-              s[j][i] = key < it.end ? rules.logit(s[j][i], head[i >> 1], it.position, key, it.context_len)
+            const int key = first + 16 * m + key_row_element(lane, i);
+            if (real_row[i & 1])
+              s[m][i] = key < it.end ? rules.logit(s[m][i], head[i & 1], it.position, key, it.context_len)
                                      : -compat::infinity();
           }
       }
-      warp_softmax_step(f, s);
-      warp_accumulate<Cache>(f, s, ring.v_tile(t), head_size);
+      warp_key_softmax_step(f, s);
+      warp_key_accumulate<Cache>(f, s, ring.v_tile(t), head_size);
     }
-    warp_finish_sums(f);
+    warp_key_finish_sums(f);
 
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const int row = fragment_row(lane, 2 * h);
-      if (row >= it.rows) continue;
+      if (!real_row[h]) continue;
       const float inverse_sum = f.state[h].inverse_sum();
 KATTN_UNROLL
-      for (int n = 0; n < kFragmentMaxHead / 8; ++n) {
-        if (8 * n >= head_size) break;
+      for (int n = 0; n < kFragmentMaxHead / 16; ++n) {
+        if (16 * n >= head_size) break;
 KATTN_UNROLL
-        for (int i = 2 * h; i < 2 * h + 2; ++i) {
-          const int d = 8 * n + fragment_column(lane, i);
+        for (int i = h; i < 4; i += 2) {
+          const int d = 16 * n + key_row_element(lane, i);
           if (num_partitions > 1) partials.out(it.partition, it.token, head[h], d) = f.o[n][i];
           else args.store_out(it.token, head[h], d, f.o[n][i] * inverse_sum);
         }
       }
-      if (num_partitions > 1 && (lane & 3) == 0) {
+      if (num_partitions > 1 && (lane >> 2) == 0) {
         partials.max(it.partition, it.token, head[h]) = f.state[h].max;
         partials.sum(it.partition, it.token, head[h]) = f.state[h].sum;
       }

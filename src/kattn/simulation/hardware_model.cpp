@@ -223,7 +223,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     if (plan.register_rows) {
       plan.team_size = 1;
       plan.vector_length = hw.warp_lanes;
-      plan.block_m = std::min(qpk, kFragmentRows);
+      plan.block_m = std::min(qpk, kSplitKvMmaRows);
       return;
     }
     int lanes = 1;

@@ -126,7 +126,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
       plan.tensor_cores = true;
       plan.team_size = 1;
       plan.vector_length = tensor_core_lanes();
-      plan.block_m = std::min(q_per_kv, kFragmentRows);
+      plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);
       return plan;
     }
     plan.register_rows = false;
