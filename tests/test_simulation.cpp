@@ -338,10 +338,10 @@ TEST_P(StepGraphReplay, ReplayedRowsMatchTheOracleAndPaddingSeesNoKey) {
     const GraphShape shape = GraphShape::of(first);
     ASSERT_EQ(GraphShape::of(second), shape);
     StepGraph<T> graph(shape, one.inputs, one.params, options);
-    // The decodes run apart exactly when the eager call runs them apart.
+    // The decodes run apart exactly when the eager call runs them apart (whether they do is the
+    // tuning table's choice: on the H100's both parts may get one plan, and so one launch).
     const LaunchPlan eager = attention(one.inputs, one.params, one.out, options);
     EXPECT_EQ(graph.plan().call().decodes.has_value(), eager.decodes_apart > 0);
-    if (!variant) EXPECT_TRUE(graph.plan().call().decodes.has_value());
     for (const HostProblem* step : {&first, &second}) {
       graph.load(*step, upload_problem<T, T, T>(*step).inputs);
       graph.replay();

@@ -88,7 +88,7 @@ struct RingOverTiles {
     constexpr int kStages = 2;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
-    const WarpStageRing<Storage> ring{tiles, kStages, rows, stride, head_size, true};
+    const WarpStageRing<Storage, kStages> ring{tiles, rows, stride, head_size, true};
     const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
     const int num_tiles = int(out.extent(0));
     const auto stage = [&](int t) {
