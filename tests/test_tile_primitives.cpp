@@ -76,19 +76,21 @@ struct StageRowsOnce {
   }
 };
 
-// A one-warp ring of two stages over the tiles of `rows` keys from key 0; copies each tile out.
+constexpr int kRingRows = 8;
+
+// A one-warp ring of two stages over the tiles of kRingRows keys from key 0; copies each tile out.
 template <class Storage>
 struct RingOverTiles {
   PagedKvAccessor<Storage> cache;
   const std::int32_t* block_ids;
   Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][rows][stride]
-  int keys, rows, head_size, stride;
+  int keys, head_size, stride;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    constexpr int kStages = 2;
+    constexpr int kStages = 2, rows = kRingRows;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
-    const WarpStageRing<Storage, kStages> ring{tiles, rows, stride, head_size, true};
+    const WarpStageRing<Storage, kStages, kRingRows> ring{tiles, stride, head_size, true};
     const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
     const int num_tiles = int(out.extent(0));
     const auto stage = [&](int t) {
@@ -146,14 +148,14 @@ TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
 }
 
 TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
-  const int head_size = 32, keys = 30, rows = 8, stride = head_size + 8;  // 4 tiles, the last one partial
+  const int head_size = 32, keys = 30, rows = kRingRows, stride = head_size + 8;  // 4 tiles, the last one partial
   const int num_tiles = (keys + rows - 1) / rows;
   const PagedCache<TypeParam> cache(head_size);
   Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
   TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
   policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
-  Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, rows,
-                                                        head_size, stride});
+  Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, head_size,
+                                                        stride});
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   for (int t = 0; t < num_tiles; ++t)
     for (int j = 0; j < rows; ++j)

@@ -87,15 +87,15 @@ inline std::optional<SplitKvShape> split_kv_shape(int workers, int partition_siz
 }
 
 // Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): one region for kSplitKvMmaStages K/V
-// tile pairs of kFragmentTileKeys keys, which the partitions' merge weights reuse, and the
+// tile pairs of kKeyRowTileKeys keys, which the partitions' merge weights reuse, and the
 // partition's block ids.
-constexpr int kSplitKvMmaStages = 2;           // two tile pairs of head 128 fill Kokkos' 40 KB
+constexpr int kSplitKvMmaStages = 4;           // four 16-key tile pairs of head 128 fill Kokkos' 40 KB
 constexpr int kSplitKvMmaRows = kKeyRowQueries;  // query heads a team takes (block_m)
 
 KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int num_partitions,
                                                              std::size_t element_bytes) {
   const std::size_t tiles =
-      std::size_t(kSplitKvMmaStages) * 2 * kFragmentTileKeys * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
+      std::size_t(kSplitKvMmaStages) * 2 * kKeyRowTileKeys * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
   const std::size_t weights = std::size_t(num_partitions) * sizeof(float);
   return tiles > weights ? tiles : weights;
 }

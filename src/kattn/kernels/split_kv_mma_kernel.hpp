@@ -43,8 +43,8 @@ struct SplitKvMmaKernel {
     const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
 
-    const WarpStageRing<Cache, kSplitKvMmaStages> ring{static_cast<Cache*>(region), kKeyRowTileKeys,
-                                                       fragment_tile_stride(head_size), head_size, aligned};
+    const WarpStageRing<Cache, kSplitKvMmaStages, kKeyRowTileKeys> ring{static_cast<Cache*>(region),
+                                                                        fragment_tile_stride(head_size), head_size, aligned};
     team.team_barrier();  // the block ids are visible
     const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
     const int num_tiles = (it.end - it.first + kKeyRowTileKeys - 1) / kKeyRowTileKeys;

@@ -22,7 +22,7 @@
 namespace kattn {
 
 constexpr int kKeyRowQueries = 8;                  // query rows per warp: the mma's 8 columns
-constexpr int kKeyRowTileKeys = kFragmentTileKeys;  // keys per K/V tile: two 16-key mma tiles
+constexpr int kKeyRowTileKeys = 16;  // keys per K/V tile: one 16-key mma tile, so that several are in flight
 
 struct WarpKeyRowFragments {
   std::uint32_t q[kFragmentMaxHead / 16][2];  // B operands of Q^T, one per 16 head elements

@@ -28,42 +28,52 @@ namespace kattn {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 namespace warp_stage_detail {
-// The lane's share of a K/V tile pair with Pieces lanes a row: rows j of `count` valid ones
-// (zeros past them), chunks piece, piece + Pieces, ... of each; compile-time Pieces makes every
-// chunk's offset an immediate of its copy.
-template <int Pieces, class Storage>
-__device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int rows, int stride, int head_size,
+// The lane's share of a K/V tile pair of Rows rows with Pieces lanes a row: rows j of `count`
+// valid ones (zeros past them), chunks piece, piece + Pieces, ... of each. Compile-time Rows and
+// Pieces unroll the rows and make every chunk's offset an immediate; K and V of a key share one
+// address computation where their strides agree (separate caches of one layout).
+template <int Rows, int Pieces, class Storage>
+__device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride, int head_size,
                                     const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v,
                                     const CacheRowsAt& at, int first, int count) {
   constexpr std::size_t kChunkBytes = sizeof(LaneChunk<Storage>);
+  constexpr int kStep = Pieces * kLaneElements;  // elements between a lane's chunks
   const int piece = int(threadIdx.x) % Pieces;
   const int e0 = piece * kLaneElements;
-  for (int j = int(threadIdx.x) / Pieces; j < rows; j += 32 / Pieces) {
+  const bool shared_offsets = k.stride_block == v.stride_block && k.stride_slot == v.stride_slot;
+  const Storage* k_head = k.data + std::int64_t(at.kv_head) * k.stride_head + e0;
+  const Storage* v_head = v.data + std::int64_t(at.kv_head) * v.stride_head + e0;
+#pragma unroll
+  for (int r = 0; r < (Rows * Pieces + 31) / 32; ++r) {
+    const int j = int(threadIdx.x) / Pieces + r * (32 / Pieces);
+    if (j >= Rows) break;
     const bool valid = j < count;
     int slot = 0;
-    const std::int32_t block = valid ? at.locate(first + j, slot) : 0;
-    // Rows past `count` copy zero bytes (zero fill) from any address of the cache.
-    const Storage* k_row = (valid ? k.row(block, slot, at.kv_head) : k.data) + e0;
-    const Storage* v_row = (valid ? v.row(block, slot, at.kv_head) : v.data) + e0;
-    Storage* k_to = k_tile + std::size_t(j) * stride + e0;
-    Storage* v_to = v_tile + std::size_t(j) * stride + e0;
+    const std::int64_t block = valid ? at.locate(first + j, slot) : 0;
+    // Rows past `count` copy zero bytes (zero fill) from the head's first row.
+    const std::int64_t k_offset = block * k.stride_block + std::int64_t(slot) * k.stride_slot;
+    const std::int64_t v_offset =
+        shared_offsets ? k_offset : block * v.stride_block + std::int64_t(slot) * v.stride_slot;
+    const Storage* k_row = k_head + k_offset;
+    const Storage* v_row = v_head + v_offset;
+    Storage* k_to = k_tile + j * stride + e0;
+    Storage* v_to = v_tile + j * stride + e0;
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
-      if (e0 + c * Pieces * kLaneElements >= head_size) break;
-      stage_detail::copy_chunk_async<kChunkBytes>(k_to + c * Pieces * kLaneElements, k_row + c * Pieces * kLaneElements,
-                                                  valid);
-      stage_detail::copy_chunk_async<kChunkBytes>(v_to + c * Pieces * kLaneElements, v_row + c * Pieces * kLaneElements,
-                                                  valid);
+      if (e0 + c * kStep >= head_size) break;
+      stage_detail::copy_chunk_async<kChunkBytes>(k_to + c * kStep, k_row + c * kStep, valid);
+      stage_detail::copy_chunk_async<kChunkBytes>(v_to + c * kStep, v_row + c * kStep, valid);
     }
   }
 }
 }  // namespace warp_stage_detail
 #endif
 
-template <class Storage, int Stages>
+template <class Storage, int Stages, int Rows>
 struct WarpStageRing {
-  Storage* tiles;     // [Stages][2][rows][stride]: K then V of each stage, 16-byte aligned
-  int rows, stride;   // stride: elements per row, a multiple of kLaneElements
+  static constexpr int rows = Rows;  // keys a tile
+  Storage* tiles;     // [Stages][2][Rows][stride]: K then V of each stage, 16-byte aligned
+  int stride;         // elements per row, a multiple of kLaneElements
   int head_size;      // elements of a cache row
   bool aligned;       // every cache row admits LaneChunk loads (lane_chunks_aligned)
 
@@ -79,8 +89,8 @@ struct WarpStageRing {
     if (aligned && head_size % kLaneElements == 0) {
       const int chunks = head_size / kLaneElements;  // a power-of-two share of them, at most 4, a lane
       const auto share = [&](auto pieces) {
-        warp_stage_detail::stage_pieces<decltype(pieces)::value>(k_tile(t), v_tile(t), rows, stride, head_size, k, v,
-                                                                at, first, count);
+        warp_stage_detail::stage_pieces<Rows, decltype(pieces)::value>(k_tile(t), v_tile(t), stride, head_size, k, v,
+                                                                      at, first, count);
       };
       if (chunks <= 4) share(std::integral_constant<int, 1>{});
       else if (chunks <= 8) share(std::integral_constant<int, 2>{});
