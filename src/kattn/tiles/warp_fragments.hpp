@@ -86,6 +86,41 @@ __device__ inline float quad_sum(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
+// The online-softmax step of a lane's two rows over a tile of logits (-inf where masked), for any
+// accumulator layout: row_of(i) is the row (0 or 1) of element i of a score or output tile, and
+// row_max reduces a row's max over the lanes that share the row. Moves each row's running max,
+// rescales the output (skipped when no row's max moved: past the first tiles it rarely does) and
+// turns s into the weights, with the hardware exp2 (weights are at most 1, where its error is far
+// below the fp16/bf16 rounding they get next).
+template <int ScoreTiles, int OutTiles, class RowOf, class RowMax>
+__device__ inline void lane_rows_softmax_step(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
+                                              float (&o)[OutTiles][4], const RowOf& row_of, const RowMax& row_max) {
+  float tile_max[2] = {-compat::infinity(), -compat::infinity()};
+#pragma unroll
+  for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) tile_max[row_of(i)] = fmaxf(tile_max[row_of(i)], s[j][i]);
+  float alpha[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) alpha[h] = state[h].rescale_to(row_max(tile_max[h]));
+  if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
+#pragma unroll
+    for (int n = 0; n < OutTiles; ++n)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) o[n][i] *= alpha[row_of(i)];
+  }
+  float tile_sum[2] = {0.0f, 0.0f};
+#pragma unroll
+  for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      s[j][i] = s[j][i] == -compat::infinity() ? 0.0f : __expf(s[j][i] - state[row_of(i)].max);
+      tile_sum[row_of(i)] += s[j][i];
+    }
+  state[0].sum += tile_sum[0];
+  state[1].sum += tile_sum[1];
+}
+
 }  // namespace fragment_detail
 #endif
 
@@ -140,35 +175,8 @@ KOKKOS_INLINE_FUNCTION void warp_scores(const WarpRowFragments& f, const T* k_ti
 // row's running max, rescales its accumulator, and turns s into the weights.
 KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments& f, WarpScores& s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  float alpha[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float tile_max = -compat::infinity();
-#pragma unroll
-    for (int j = 0; j < kFragmentTileKeys / 8; ++j) tile_max = fmaxf(tile_max, fmaxf(s[j][2 * h], s[j][2 * h + 1]));
-    alpha[h] = f.state[h].rescale_to(fragment_detail::quad_max(tile_max));
-  }
-  // Past the first tiles a row's max rarely moves: skip the accumulator's rescale when no row's did.
-  if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
-#pragma unroll
-    for (int n = 0; n < kFragmentMaxHead / 8; ++n)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) f.o[n][i] *= alpha[i >> 1];
-  }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float tile_sum = 0.0f;
-#pragma unroll
-    for (int j = 0; j < kFragmentTileKeys / 8; ++j)
-      for (int i = 2 * h; i < 2 * h + 2; ++i) {
-        // SoftmaxState::weight with the hardware exp2 (weights are at most 1, where its error is
-        // far below the fp16/bf16 rounding the weights get next): one tile costs 1024 of them.
-        const float max = f.state[h].max;
-        s[j][i] = s[j][i] == -compat::infinity() ? 0.0f : __expf(s[j][i] - max);
-        tile_sum += s[j][i];
-      }
-    f.state[h].sum += tile_sum;
-  }
+  fragment_detail::lane_rows_softmax_step(
+      f.state, s, f.o, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); });
 #else
   (void)f, (void)s;
 #endif

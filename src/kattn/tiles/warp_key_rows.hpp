@@ -107,33 +107,8 @@ KOKKOS_INLINE_FUNCTION void warp_key_scores(const WarpKeyRowFragments& f, const 
 // the weights.
 KOKKOS_INLINE_FUNCTION void warp_key_softmax_step(WarpKeyRowFragments& f, WarpKeyScores& s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  float alpha[2];
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float tile_max = -compat::infinity();
-#pragma unroll
-    for (int m = 0; m < kKeyRowTileKeys / 16; ++m) tile_max = fmaxf(tile_max, fmaxf(s[m][h], s[m][h + 2]));
-    alpha[h] = f.state[h].rescale_to(key_row_detail::column_max(tile_max));
-  }
-  if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
-#pragma unroll
-    for (int n = 0; n < kFragmentMaxHead / 16; ++n)
-#pragma unroll
-      for (int i = 0; i < 4; ++i) f.o[n][i] *= alpha[i & 1];
-  }
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const float max = f.state[h].max;
-    float tile_sum = 0.0f;
-#pragma unroll
-    for (int m = 0; m < kKeyRowTileKeys / 16; ++m)
-#pragma unroll
-      for (int i = h; i < 4; i += 2) {
-        s[m][i] = s[m][i] == -compat::infinity() ? 0.0f : __expf(s[m][i] - max);  // as warp_softmax_step
-        tile_sum += s[m][i];
-      }
-    f.state[h].sum += tile_sum;
-  }
+  fragment_detail::lane_rows_softmax_step(
+      f.state, s, f.o, [](int i) { return i & 1; }, [](float x) { return key_row_detail::column_max(x); });
 #else
   (void)f, (void)s;
 #endif
