@@ -101,12 +101,7 @@ BatchMetadata host_batch_metadata(const std::int32_t* cu_seqlens_q, const std::i
 }
 
 BatchMetadata bounded_batch_metadata(int num_seqs, int num_tokens, int max_query_len, int max_seq_len) {
-  SequenceTotals all;
-  all.num_seqs = num_seqs;
-  all.num_tokens = num_tokens;
-  all.max_query_len = max_query_len;
-  all.max_seq_len = max_seq_len;
-  all.total_seq_len = std::int64_t(num_seqs) * max_seq_len;
+  const SequenceTotals all = SequenceTotals::at_bounds(num_seqs, num_tokens, max_query_len, max_seq_len);
   return max_query_len <= 1 ? BatchMetadata(all, SequenceTotals{}, num_seqs) : BatchMetadata(SequenceTotals{}, all, 0);
 }
 

@@ -19,6 +19,17 @@ struct SequenceTotals {
   int max_query_len = 0;
   int max_seq_len = 0;
 
+  // num_seqs sequences at the given maxima, each with max_seq_len keys (a bound, not a count).
+  static SequenceTotals at_bounds(int num_seqs, int num_tokens, int max_query_len, int max_seq_len) {
+    SequenceTotals t;
+    t.num_seqs = num_seqs;
+    t.num_tokens = num_tokens;
+    t.max_query_len = max_query_len;
+    t.max_seq_len = max_seq_len;
+    t.total_seq_len = std::int64_t(num_seqs) * max_seq_len;
+    return t;
+  }
+
   KOKKOS_INLINE_FUNCTION void add(const SequenceTotals& other) {
     total_seq_len += other.total_seq_len;
     num_seqs += other.num_seqs;

@@ -25,16 +25,6 @@ int decodes_apart(const HostProblem& step) {
   return b.leading_decodes == b.num_decodes ? b.num_decodes : 0;
 }
 
-SequenceTotals at_bounds(int seqs, int tokens, int max_query_len, int keys) {
-  SequenceTotals t;
-  t.num_seqs = seqs;
-  t.num_tokens = tokens;
-  t.max_query_len = max_query_len;
-  t.max_seq_len = keys;
-  t.total_seq_len = std::int64_t(seqs) * keys;
-  return t;
-}
-
 }  // namespace
 
 GraphShape GraphShape::of(const HostProblem& step) {
@@ -59,8 +49,8 @@ GraphShape GraphShape::of(const HostProblem& step) {
 }
 
 BatchMetadata GraphShape::bounds() const {
-  return BatchMetadata(at_bounds(decodes, decodes, decodes > 0 ? 1 : 0, decode_keys),
-                       at_bounds(other_seqs, other_tokens, other_tokens, other_keys), decodes);
+  return BatchMetadata(SequenceTotals::at_bounds(decodes, decodes, decodes > 0 ? 1 : 0, decode_keys),
+                       SequenceTotals::at_bounds(other_seqs, other_tokens, other_tokens, other_keys), decodes);
 }
 
 template <class T>
