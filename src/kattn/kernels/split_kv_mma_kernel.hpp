@@ -2,9 +2,10 @@
 // kFragmentMaxHead in multiples of 16): the work items of SplitKvKernel, but each team is one warp
 // that keeps up to 8 query heads of a KV head in registers, keys on the mma's long side
 // (warp_key_rows.hpp), so a key's dot products and weighted sums cost a share of an mma instead of
-// a CUDA-core loop per lane (GQA decode is then bound by memory, not by issue slots). The warp owns a ring of K/V tiles
-// (WarpStageRing: cp.async), computes on one while the next is in flight, and no
-// other warp waits on it. Partitions merge as in SplitKvKernel: the last team of a row group.
+// a CUDA-core loop per lane. The warp owns a ring of kSplitKvMmaStages K/V tiles (WarpStageRing:
+// cp.async), computes on one while the next ones are in flight, and no other warp waits on it
+// (on the H100 a warp's own instruction latency is what bounds it: docs/performance.md).
+// Partitions merge as in SplitKvKernel: the last team of a row group.
 #pragma once
 
 #include "kattn/kernels/split_kv_kernel.hpp"
