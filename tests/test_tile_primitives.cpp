@@ -90,7 +90,7 @@ struct RingOverTiles {
     constexpr int kStages = 2, rows = kRingRows;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
-    const WarpStageRing<Storage, kStages, kRingRows> ring{tiles, stride, head_size, true};
+    const WarpStageRing<Storage, kRingRows> ring{tiles, stride, head_size, true, kStages};
     const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
     const int num_tiles = int(out.extent(0));
     const auto stage = [&](int t) {
@@ -101,7 +101,6 @@ struct RingOverTiles {
     stage(0);
     for (int t = 0; t < num_tiles; ++t) {
       ring.wait(t);
-      team.team_barrier();
       stage(t + 1);
       const Storage* k = ring.k_tile(t);
       const Storage* v = ring.v_tile(t);

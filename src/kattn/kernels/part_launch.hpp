@@ -100,12 +100,18 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   std::int32_t* counters = buffers.counters + part.counters_at;
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
     if (plan.register_rows) {
-      TeamPolicy policy(launches.space, int(items), 1, tensor_core_lanes());
-      policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size,
-                                                                            plan.num_segments, sizeof(Cache))));
+      const bool aligned = kv_rows_aligned(args);
+      const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
+      const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
+                                             sizeof(Cache), std::size_t(TeamPolicy::scratch_size_max(0)));
+      if (stages == 0) throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
+      TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
+      policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size,
+                                                                            g.head_size, plan.num_segments, sizeof(Cache))));
       launches("kattn::split_kv", policy,
                SplitKvMmaKernel<ExecutionSpace, Args>{args, partials, counters, plan.tile_size, plan.num_segments,
-                                                      row_groups, plan.block_m, part.first_token, kv_rows_aligned(args)});
+                                                      row_groups, plan.block_m, part.first_token, stages,
+                                                      FastDivisor(g.block_size), aligned});
       return;
     }
   }

@@ -86,23 +86,39 @@ inline std::optional<SplitKvShape> split_kv_shape(int workers, int partition_siz
   return std::nullopt;
 }
 
-// Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): one region for kSplitKvMmaStages K/V
-// tile pairs of kKeyRowTileKeys keys, which the partitions' merge weights reuse, and the
-// partition's block ids.
-constexpr int kSplitKvMmaStages = 4;           // four 16-key tile pairs of head 128 fill Kokkos' 40 KB
+// Tensor-core split-KV kernel (split_kv_mma_kernel.hpp): `warps` warps a team, each with its own
+// ring of `stages` K/V tile pairs of kKeyRowTileKeys keys. The region of the rings is reused, once
+// every warp is done with its ring, by the warps' merge (each warp's accumulator and softmax state
+// as fp32) and then by the partitions' merge weights; the partition's block ids follow it.
+constexpr int kSplitKvMmaMaxWarps = 4;
+constexpr int kSplitKvMmaMaxStages = 4;          // stages a warp's ring holds at most
 constexpr int kSplitKvMmaRows = kKeyRowQueries;  // query heads a team takes (block_m)
 
-KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int head_size, int num_partitions,
-                                                             std::size_t element_bytes) {
-  const std::size_t tiles =
-      std::size_t(kSplitKvMmaStages) * 2 * kKeyRowTileKeys * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
-  const std::size_t weights = std::size_t(num_partitions) * sizeof(float);
-  return tiles > weights ? tiles : weights;
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_ring_bytes(int stages, int head_size, std::size_t element_bytes) {
+  return std::size_t(stages) * 2 * kKeyRowTileKeys * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
 }
-inline std::size_t split_kv_mma_scratch_bytes(int partition_size, int block_size, int head_size, int num_partitions,
-                                              std::size_t element_bytes) {
-  return split_kv_mma_region_bytes(head_size, num_partitions, element_bytes) + 16 +
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int warps, int stages, int head_size, int num_partitions,
+                                                             std::size_t element_bytes) {
+  const std::size_t rings = std::size_t(warps) * split_kv_mma_ring_bytes(stages, head_size, element_bytes);
+  const std::size_t warp_states = warps > 1 ? std::size_t(warps) * kKeyRowQueries * (head_size + 2) * sizeof(float) : 0;
+  const std::size_t weights = std::size_t(num_partitions) * sizeof(float);
+  const std::size_t larger = rings > warp_states ? rings : warp_states;
+  return larger > weights ? larger : weights;
+}
+inline std::size_t split_kv_mma_scratch_bytes(int warps, int stages, int partition_size, int block_size, int head_size,
+                                              int num_partitions, std::size_t element_bytes) {
+  return split_kv_mma_region_bytes(warps, stages, head_size, num_partitions, element_bytes) + 16 +
          scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t));
+}
+// The deepest ring a warp gets (kSplitKvMmaMaxStages, halved down to 2) with which `warps` warps
+// fit in `limit` bytes of team scratch; 0 where none fits. The planner and the launch both ask it.
+inline int split_kv_mma_stages(int warps, int partition_size, int block_size, int head_size, int num_partitions,
+                               std::size_t element_bytes, std::size_t limit) {
+  for (int stages = kSplitKvMmaMaxStages; stages >= 2; stages /= 2)
+    if (split_kv_mma_scratch_bytes(warps, stages, partition_size, block_size, head_size, num_partitions,
+                                   element_bytes) <= limit)
+      return stages;
+  return 0;
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

@@ -1,11 +1,13 @@
 // The split-KV decode kernel on tensor cores (CUDA sm_80+, fp16/bf16 q and cache, head sizes up to
-// kFragmentMaxHead in multiples of 16): the work items of SplitKvKernel, but each team is one warp
-// that keeps up to 8 query heads of a KV head in registers, keys on the mma's long side
+// kFragmentMaxHead in multiples of 16): the work items of SplitKvKernel, each team `warps` warps
+// that keep up to 8 query heads of a KV head in registers, keys on the mma's long side
 // (warp_key_rows.hpp), so a key's dot products and weighted sums cost a share of an mma instead of
-// a CUDA-core loop per lane. The warp owns a ring of kSplitKvMmaStages K/V tiles (WarpStageRing:
-// cp.async), computes on one while the next ones are in flight, and no other warp waits on it
-// (on the H100 a warp's own instruction latency is what bounds it: docs/performance.md).
-// Partitions merge as in SplitKvKernel: the last team of a row group.
+// a CUDA-core loop per lane. Warp w of a team takes the partition's 16-key tiles w, w + warps, ...
+// through its own ring of K/V tiles (WarpStageRing: cp.async), computing on one while the next
+// ones are in flight, and waits on no other warp until its keys are done; the warps' states then
+// merge through scratch. On the H100 a warp's own instruction latency bounds this kernel, so the
+// warps of a team are what hides it (docs/performance.md). Partitions merge as in SplitKvKernel:
+// the last team of a row group.
 #pragma once
 
 #include "kattn/kernels/split_kv_kernel.hpp"
@@ -28,34 +30,40 @@ struct SplitKvMmaKernel {
   int row_groups;            // ceil(queries_per_kv / rows_per_group)
   int rows_per_group;        // query heads per team, at most kKeyRowQueries
   int first_token;
-  bool aligned;              // every cache row admits 16-byte copies
+  int stages;                // tiles in flight a warp: split_kv_mma_stages
+  FastDivisor block_size;    // the cache's
+  bool aligned;              // every cache row admits 16-byte copies (else one warp a team)
 
-  // Scratch: the tiles (later the partition merge's weights), the block ids.
+  // Scratch: the warps' rings (later their merge, then the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const SplitKvItem it =
         split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
     const int head_size = args.head_size;
-    const int block_size = args.block_size;
-    const std::size_t region_bytes = split_kv_mma_region_bytes(head_size, num_partitions, sizeof(Cache));
-    void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
-    const int first_block = it.first / block_size;
-    const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
-    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size + 2);
+    const int warps = team.team_size(), warp = team.team_rank();
+    void* region = team.team_scratch(0).get_shmem_aligned(
+        split_kv_mma_region_bytes(warps, stages, head_size, num_partitions, sizeof(Cache)), 16);
+    const int first_block = block_size.div(it.first);
+    const int num_blocks = it.end > it.first ? block_size.div(it.end - 1) - first_block + 1 : 0;
+    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size.divisor + 2);
     const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
 
-    const WarpStageRing<Cache, kSplitKvMmaStages, kKeyRowTileKeys> ring{static_cast<Cache*>(region),
-                                                                        fragment_tile_stride(head_size), head_size, aligned};
+    const std::size_t ring_elements = split_kv_mma_ring_bytes(stages, head_size, sizeof(Cache)) / sizeof(Cache);
+    const WarpStageRing<Cache, kKeyRowTileKeys> ring{static_cast<Cache*>(region) + warp * ring_elements,
+                                                     fragment_tile_stride(head_size), head_size, aligned, stages};
     team.team_barrier();  // the block ids are visible
     const CacheRowsAt at{block_ids.data(), first_block, block_size, it.kv_head};
+    // This warp's tiles: the partition's 16-key tiles warp, warp + warps, ...
     const int num_tiles = (it.end - it.first + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
-    const auto stage = [&](int t) {
-      if (t >= num_tiles) return ring.skip();
-      const int first = it.first + t * kKeyRowTileKeys;
+    const int warp_tiles = num_tiles > warp ? (num_tiles - warp + warps - 1) / warps : 0;
+    const auto tile_first = [&](int i) { return it.first + (warp + i * warps) * kKeyRowTileKeys; };
+    const auto stage = [&](int i) {
+      if (i >= warp_tiles) return ring.skip();
+      const int first = tile_first(i);
       const int count = it.end - first < kKeyRowTileKeys ? it.end - first : kKeyRowTileKeys;
-      ring.stage(team, t, args.k, args.v, at, first, count);
+      ring.stage(team, i, args.k, args.v, at, first, count);
     };
-    for (int t = 0; t < kSplitKvMmaStages - 1; ++t) stage(t);
+    for (int i = 0; i < stages - 1; ++i) stage(i);
 
     const int lane = warp_lane();
     const ScoreRules& rules = args.rules;
@@ -70,18 +78,18 @@ KATTN_UNROLL
       const int row = key_row_query(lane, h);
       head[h] = it.first_head + row;
       real_row[h] = row < it.rows;
-      f.state[h] = num_partitions > 1 || !real_row[h] ? SoftmaxState{} : rules.initial_state(head[h]);
+      // A sink belongs to the whole row: warp 0 holds it.
+      f.state[h] = num_partitions > 1 || !real_row[h] || warp > 0 ? SoftmaxState{} : rules.initial_state(head[h]);
       if (lane >> 2) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of the row's eight
     }
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
 
-    for (int t = 0; t < num_tiles; ++t) {
-      ring.wait(t);
-      team.team_barrier();  // the tile is visible, and the previous one is read: restage it
-      stage(t + kSplitKvMmaStages - 1);
-      const int first = it.first + t * kKeyRowTileKeys;
+    for (int tile = 0; tile < warp_tiles; ++tile) {
+      ring.wait(tile);  // the tile is visible to the warp, and the one before it is read: restage its buffer
+      stage(tile + stages - 1);
+      const int first = tile_first(tile);
       WarpKeyScores s;
-      warp_key_scores<Cache>(f, ring.k_tile(t), head_size, s);
+      warp_key_scores<Cache>(f, ring.k_tile(tile), head_size, s);
       if (plain_logits && first + kKeyRowTileKeys <= it.end) {
 KATTN_UNROLL
         for (auto& scores : s)
@@ -100,13 +108,20 @@ KATTN_UNROLL
           }
       }
       warp_key_softmax_step(f, s);
-      warp_key_accumulate<Cache>(f, s, ring.v_tile(t), head_size);
+      warp_key_accumulate<Cache>(f, s, ring.v_tile(tile), head_size);
     }
     warp_key_finish_sums(f);
+    if (warps > 1) {
+      team.team_barrier();  // every ring is read: the region takes the warps' states
+      warp_key_store_state(f, static_cast<float*>(region), warp, head_size);
+      team.team_barrier();
+      if (warp == 0) warp_key_merge_states(f, static_cast<const float*>(region), warps, head_size);
+      team.team_barrier();  // read: the region is free for the partition merge
+    }
 
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
-      if (!real_row[h]) continue;
+      if (!real_row[h] || warp > 0) continue;  // warp 0 holds the merged state
       const float inverse_sum = f.state[h].inverse_sum();
 KATTN_UNROLL
       for (int n = 0; n < kFragmentMaxHead / 16; ++n) {

@@ -216,12 +216,12 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   if (plan.variant == Variant::split_kv) {
     plan.tile_size = std::max(leaf.tile_size, 1);
     plan.num_segments = (std::max(part.max_visible_keys(), 1) + plan.tile_size - 1) / plan.tile_size;
-    // launch_plan.cpp's rules: register rows in one-warp teams where they take the head, else lanes
+    // launch_plan.cpp's rules: register rows in teams of warps where they take the head, else lanes
     // that cover a row.
     plan.register_rows = hw.register_rows && tc_operands && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead;
     plan.tensor_cores = plan.register_rows;
     if (plan.register_rows) {
-      plan.team_size = 1;
+      plan.team_size = std::clamp(leaf.team_size, 1, kSplitKvMmaMaxWarps);  // warps
       plan.vector_length = hw.warp_lanes;
       plan.block_m = std::min(qpk, kSplitKvMmaRows);
       return;

@@ -83,10 +83,12 @@ KOKKOS_INLINE_FUNCTION void warp_key_scores(const WarpKeyRowFragments& f, const 
   const int lane = warp_lane(), stride = fragment_tile_stride(head_size);
   // Matrix lane/8 of a 16 × 16 A operand: keys +8 for matrices 1 and 3, head elements +8 for 2 and 3.
   const T* lane_row = k_tile + (((lane >> 3) & 1) * 8 + (lane & 7)) * stride + ((lane >> 4) << 3);
+  // Even and odd head chunks accumulate apart: two chains of dependent mma instead of one.
+  float odd[kKeyRowTileKeys / 16][4];
 #pragma unroll
   for (int m = 0; m < kKeyRowTileKeys / 16; ++m)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) s[m][i] = 0.0f;
+    for (int i = 0; i < 4; ++i) s[m][i] = odd[m][i] = 0.0f;
 #pragma unroll
   for (int kk = 0; kk < kFragmentMaxHead / 16; ++kk) {
     if (16 * kk >= head_size) break;
@@ -94,9 +96,13 @@ KOKKOS_INLINE_FUNCTION void warp_key_scores(const WarpKeyRowFragments& f, const 
     for (int m = 0; m < kKeyRowTileKeys / 16; ++m) {
       std::uint32_t a[4];
       fragment_detail::load_matrices(a, lane_row + 16 * m * stride + 16 * kk);
-      mma_detail::mma<T>(s[m], a, f.q[kk]);
+      mma_detail::mma<T>(kk % 2 ? odd[m] : s[m], a, f.q[kk]);
     }
   }
+#pragma unroll
+  for (int m = 0; m < kKeyRowTileKeys / 16; ++m)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) s[m][i] += odd[m][i];
 #else
   (void)f, (void)k_tile, (void)head_size, (void)s;
 #endif
@@ -147,6 +153,79 @@ KOKKOS_INLINE_FUNCTION void warp_key_finish_sums(WarpKeyRowFragments& f) {
   for (int h = 0; h < 2; ++h) f.state[h].sum = key_row_detail::column_sum(f.state[h].sum);
 #else
   (void)f;
+#endif
+}
+
+// The warps of a team that each folded other keys of the same query rows into their fragments
+// (sums complete: after warp_key_finish_sums) merge through scratch: warp_key_store_state writes a
+// warp's accumulator and softmax state as fp32 to its slice of `scratch`
+// ([warps][kKeyRowQueries][head_size + 2]: a row's accumulator, then its max and sum), and after
+// a team barrier warp_key_merge_states gives one warp the merge of every slice (each rescaled to
+// the rows' common max; a slice that saw no key counts 0).
+KOKKOS_INLINE_FUNCTION float* key_row_state_row(float* scratch, int warp, int row, int head_size) {
+  return scratch + (std::size_t(warp) * kKeyRowQueries + row) * std::size_t(head_size + 2);
+}
+KOKKOS_INLINE_FUNCTION const float* key_row_state_row(const float* scratch, int warp, int row, int head_size) {
+  return scratch + (std::size_t(warp) * kKeyRowQueries + row) * std::size_t(head_size + 2);
+}
+
+KOKKOS_INLINE_FUNCTION void warp_key_store_state(const WarpKeyRowFragments& f, float* scratch, int warp,
+                                                 int head_size) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const int lane = warp_lane();
+#pragma unroll
+  for (int n = 0; n < kFragmentMaxHead / 16; ++n) {
+    if (16 * n >= head_size) break;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      key_row_state_row(scratch, warp, key_row_query(lane, i), head_size)[16 * n + key_row_element(lane, i)] = f.o[n][i];
+  }
+  if ((lane >> 2) == 0)
+    for (int h = 0; h < 2; ++h) {
+      float* row = key_row_state_row(scratch, warp, key_row_query(lane, h), head_size);
+      row[head_size] = f.state[h].max;
+      row[head_size + 1] = f.state[h].sum;
+    }
+#else
+  (void)f, (void)scratch, (void)warp, (void)head_size;
+#endif
+}
+
+KOKKOS_INLINE_FUNCTION void warp_key_merge_states(WarpKeyRowFragments& f, const float* scratch, int warps,
+                                                  int head_size) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const int lane = warp_lane();
+  float max[2], sum[2] = {0.0f, 0.0f};
+  for (int h = 0; h < 2; ++h) {
+    max[h] = -compat::infinity();
+    for (int w = 0; w < warps; ++w)
+      max[h] = fmaxf(max[h], key_row_state_row(scratch, w, key_row_query(lane, h), head_size)[head_size]);
+  }
+#pragma unroll
+  for (int n = 0; n < kFragmentMaxHead / 16; ++n)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) f.o[n][i] = 0.0f;
+  for (int w = 0; w < warps; ++w) {
+    float alpha[2];
+    for (int h = 0; h < 2; ++h) {
+      const float* row = key_row_state_row(scratch, w, key_row_query(lane, h), head_size);
+      alpha[h] = row[head_size] == -compat::infinity() ? 0.0f : compat::exp(row[head_size] - max[h]);
+      sum[h] += alpha[h] * row[head_size + 1];
+    }
+#pragma unroll
+    for (int n = 0; n < kFragmentMaxHead / 16; ++n) {
+      if (16 * n >= head_size) break;
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        f.o[n][i] += alpha[i & 1] * key_row_state_row(scratch, w, key_row_query(lane, i), head_size)[16 * n + key_row_element(lane, i)];
+    }
+  }
+  for (int h = 0; h < 2; ++h) {
+    f.state[h].max = max[h];
+    f.state[h].sum = sum[h];
+  }
+#else
+  (void)f, (void)scratch, (void)warps, (void)head_size;
 #endif
 }
 

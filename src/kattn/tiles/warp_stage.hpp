@@ -1,21 +1,20 @@
 // Warp-scope ring of K/V tiles in scratch for a warp that owns its pipeline (the tensor-core
-// split-KV kernel): each stage holds a K tile and a V tile of `rows` keys, filled by cp.async
-// while the warp computes on an earlier stage.
+// split-KV kernel, one ring per warp of the team): each stage holds a K tile and a V tile of
+// `rows` keys, filled by cp.async while the warp computes on an earlier stage.
 //
 // A row's lane chunks are split over `Pieces` lanes (a power of two, fixed at compile time; up to
 // 4 chunks each, lane p of a row taking chunks p, p + Pieces, ...), so the lanes of a row copy
 // adjacent chunks in one instruction, a lane finds a key's block and slot once for its K and V
-// chunks, and every chunk's offset is an immediate: a 32-key tile pair of head 128 costs a lane
-// 4 lookups and 32 copies. (Per-row bulk copies,
+// chunks, and every chunk's offset is an immediate of the copy instruction: a 16-key tile pair of
+// head 128 costs a lane 2 lookups and 16 copies. (Per-row bulk copies,
 // cp.async.bulk, measured 4x the instructions: each is a warp-uniform instruction that the
 // compiler issues once per lane in a loop.) Host backends and rows that do not admit whole lane
-// chunks go through team_stage_rows.
+// chunks go through team_stage_rows, which takes the whole team: the team must then be this warp.
 //
-// Contract: every call is made by all lanes of the warp, which is the whole team (a one-warp
-// team). stage(t) for t = 0, 1, ... in order (skip() past the last tile), at most Stages - 1
-// ahead of the tile being computed; wait(t) then a team barrier before reading tile t; a tile's
-// buffer is restaged only after a barrier that follows the last reads of it. Rows from `count`
-// on are zeros.
+// Contract: every call is made by all lanes of the warp. stage(t) for t = 0, 1, ... in order
+// (skip() past the last tile), at most stages - 1 ahead of the tile being computed; wait(t) before
+// reading tile t, which also orders the warp's reads of tile t - 1 before the restaging of its
+// buffer (so: wait(t), stage(t + stages - 1), then read tile t). Rows from `count` on are zeros.
 #pragma once
 
 #include "kattn/core/compat.hpp"
@@ -23,11 +22,43 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace kattn {
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 namespace warp_stage_detail {
+// One lane chunk (8, 16 or 32 bytes) at an immediate byte offset from `to` and `from`, in flight;
+// zeros where !valid.
+template <std::size_t Bytes, int Offset>
+__device__ inline void copy_chunk_at(unsigned to, const void* from, bool valid) {
+  static_assert(Bytes == 8 || Bytes == 16 || Bytes == 32, "a lane chunk is 8, 16 or 32 bytes");
+  if constexpr (Bytes == 8) {
+    asm volatile("cp.async.ca.shared.global [%0+%2], [%1+%2], 8, %3;" ::"r"(to), "l"(from), "n"(Offset),
+                 "r"(valid ? 8 : 0));
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from), "n"(Offset),
+                 "r"(valid ? 16 : 0));
+    if constexpr (Bytes == 32)
+      asm volatile("cp.async.cg.shared.global [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from), "n"(Offset + 16),
+                   "r"(valid ? 16 : 0));
+  }
+}
+
+// Chunks c = 0, 1, ... of a K row and a V row (to k_to and v_to), StepBytes apart, while the
+// chunk starts within the row's `left_bytes`: every chunk offset an immediate of its copy.
+template <std::size_t ChunkBytes, int StepBytes, int... C>
+__device__ inline void copy_row_chunks(unsigned k_to, const void* k_from, unsigned v_to, const void* v_from, bool valid,
+                                       int left_bytes, std::integer_sequence<int, C...>) {
+  const auto copy = [&](auto c) {
+    constexpr int kOffset = decltype(c)::value * StepBytes;
+    if (kOffset >= left_bytes) return;
+    copy_chunk_at<ChunkBytes, kOffset>(k_to, k_from, valid);
+    copy_chunk_at<ChunkBytes, kOffset>(v_to, v_from, valid);
+  };
+  (copy(std::integral_constant<int, C>{}), ...);
+}
+
 // The lane's share of a K/V tile pair of Rows rows with Pieces lanes a row: rows j of `count`
 // valid ones (zeros past them), chunks piece, piece + Pieces, ... of each. Compile-time Rows and
 // Pieces unroll the rows and make every chunk's offset an immediate; K and V of a key share one
@@ -56,28 +87,28 @@ __device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride
         shared_offsets ? k_offset : block * v.stride_block + std::int64_t(slot) * v.stride_slot;
     const Storage* k_row = k_head + k_offset;
     const Storage* v_row = v_head + v_offset;
-    Storage* k_to = k_tile + j * stride + e0;
-    Storage* v_to = v_tile + j * stride + e0;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      if (e0 + c * kStep >= head_size) break;
-      stage_detail::copy_chunk_async<kChunkBytes>(k_to + c * kStep, k_row + c * kStep, valid);
-      stage_detail::copy_chunk_async<kChunkBytes>(v_to + c * kStep, v_row + c * kStep, valid);
-    }
+    const unsigned k_to = unsigned(__cvta_generic_to_shared(k_tile + j * stride + e0));
+    const unsigned v_to = unsigned(__cvta_generic_to_shared(v_tile + j * stride + e0));
+    copy_row_chunks<kChunkBytes, kStep * int(sizeof(Storage))>(k_to, k_row, v_to, v_row, valid,
+                                                               (head_size - e0) * int(sizeof(Storage)),
+                                                               std::make_integer_sequence<int, 4>{});
   }
 }
 }  // namespace warp_stage_detail
 #endif
 
-template <class Storage, int Stages, int Rows>
+template <class Storage, int Rows>
 struct WarpStageRing {
   static constexpr int rows = Rows;  // keys a tile
-  Storage* tiles;     // [Stages][2][Rows][stride]: K then V of each stage, 16-byte aligned
+  Storage* tiles;     // [stages][2][Rows][stride]: K then V of each stage, 16-byte aligned
   int stride;         // elements per row, a multiple of kLaneElements
   int head_size;      // elements of a cache row
   bool aligned;       // every cache row admits LaneChunk loads (lane_chunks_aligned)
+  int stages;         // 2 or 4
 
-  KOKKOS_INLINE_FUNCTION Storage* k_tile(int t) const { return tiles + std::size_t(2 * (t % Stages)) * rows * stride; }
+  KOKKOS_INLINE_FUNCTION Storage* k_tile(int t) const {
+    return tiles + std::size_t(2 * (t & (stages - 1))) * rows * stride;
+  }
   KOKKOS_INLINE_FUNCTION Storage* v_tile(int t) const { return k_tile(t) + std::size_t(rows) * stride; }
 
   // Stages keys first .. first + count - 1 (count <= rows) as tile t.
@@ -107,7 +138,12 @@ struct WarpStageRing {
   // An empty stage where the ring runs past the last tile (keeps the cp.async group counts uniform).
   KOKKOS_INLINE_FUNCTION void skip() const { team_stage_commit(); }
 
-  KOKKOS_INLINE_FUNCTION void wait(int) const { team_stage_wait(Stages - 2); }
+  KOKKOS_INLINE_FUNCTION void wait(int) const {
+    team_stage_wait(stages - 2);
+#if defined(__CUDA_ARCH__)
+    __syncwarp();
+#endif
+  }
 };
 
 }  // namespace kattn

@@ -111,23 +111,27 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     const int max_keys = std::max(batch.max_visible_keys(), 1);
     plan.tile_size = std::clamp(plan.tile_size, 1, max_keys);
     plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
-    // Tensor cores where the register rows take the head: a one-warp team, up to 16 heads as rows.
+    // Tensor cores where the register rows take the head: teams of up to kSplitKvMmaMaxWarps warps
+    // (team_size), each with its own ring; fewer warps, then shorter partitions, where they do not fit.
     plan.register_rows = tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 &&
                          g.head_size <= kFragmentMaxHead;
-    while (plan.register_rows && plan.tile_size > 1 &&
-           split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size, plan.num_segments, element_bytes) >
-               scratch_limit) {
-      plan.tile_size /= 2;
-      plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
-    }
-    if (plan.register_rows &&
-        split_kv_mma_scratch_bytes(plan.tile_size, g.block_size, g.head_size, plan.num_segments, element_bytes) <=
-            scratch_limit) {
-      plan.tensor_cores = true;
-      plan.team_size = 1;
-      plan.vector_length = tensor_core_lanes();
-      plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);
-      return plan;
+    const auto rings_fit = [&] {
+      return split_kv_mma_stages(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
+                                 element_bytes, scratch_limit) > 0;
+    };
+    if (plan.register_rows) {
+      plan.team_size = std::clamp(plan.team_size, 1, kSplitKvMmaMaxWarps);
+      while (plan.team_size > 1 && !rings_fit()) --plan.team_size;
+      while (plan.tile_size > 1 && !rings_fit()) {
+        plan.tile_size /= 2;
+        plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+      }
+      if (rings_fit()) {
+        plan.tensor_cores = true;
+        plan.vector_length = tensor_core_lanes();
+        plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);
+        return plan;
+      }
     }
     plan.register_rows = false;
     // A lane holds kLaneElements of a row and the lanes cover it (host backends: one lane, the row).
