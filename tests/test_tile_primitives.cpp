@@ -26,16 +26,16 @@ constexpr int kNumBlocks = 7, kBlockSize = 5, kKvHeads = 2, kKvHead = 1;
 // the blocks in a shuffled order; rows are read back as floats.
 template <class Storage>
 struct PagedCache {
-  int head_size;
+  int head_size, block_size;
   Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace> cache;
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> block_ids;
   std::vector<std::int32_t> host_block_ids{4, 0, 6, 2, 5, 1, 3};
 
-  explicit PagedCache(int head)
-      : head_size(head), cache("cache", kNumBlocks, kBlockSize, kKvHeads, head), block_ids("ids", kNumBlocks) {
+  explicit PagedCache(int head, int block = kBlockSize)
+      : head_size(head), block_size(block), cache("cache", kNumBlocks, block, kKvHeads, head), block_ids("ids", kNumBlocks) {
     auto host = Kokkos::create_mirror_view(cache);
     for (int b = 0; b < kNumBlocks; ++b)
-      for (int s = 0; s < kBlockSize; ++s)
+      for (int s = 0; s < block; ++s)
         for (int h = 0; h < kKvHeads; ++h)
           for (int d = 0; d < head; ++d) host(b, s, h, d) = from_float<Storage>(expected(b, s, h, d));
     Kokkos::deep_copy(cache, host);
@@ -48,7 +48,7 @@ struct PagedCache {
   }
   // The value of element d of sequence key `key` (its block id from the table).
   float key_value(int key, int d) const {
-    return expected(host_block_ids[std::size_t(key / kBlockSize)], key % kBlockSize, kKvHead, d);
+    return expected(host_block_ids[std::size_t(key / block_size)], key % block_size, kKvHead, d);
   }
   PagedKvAccessor<Storage> accessor() const {
     return {cache.data(), std::int64_t(cache.stride_0()), std::int64_t(cache.stride_1()), std::int64_t(cache.stride_2())};
@@ -84,14 +84,14 @@ struct RingOverTiles {
   PagedKvAccessor<Storage> cache;
   const std::int32_t* block_ids;
   Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][rows][stride]
-  int keys, head_size, stride;
+  int keys, head_size, stride, block_size;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
     constexpr int kStages = 2, rows = kRingRows;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
     const WarpStageRing<Storage, kRingRows> ring{tiles, stride, head_size, true, kStages};
-    const CacheRowsAt at{block_ids, 0, kBlockSize, kKvHead};
+    const CacheRowsAt at{block_ids, 0, block_size, kKvHead};
     const int num_tiles = int(out.extent(0));
     const auto stage = [&](int t) {
       if (t >= num_tiles) return ring.skip();
@@ -147,21 +147,25 @@ TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
 }
 
 TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
-  const int head_size = 32, keys = 30, rows = kRingRows, stride = head_size + 8;  // 4 tiles, the last one partial
-  const int num_tiles = (keys + rows - 1) / rows;
-  const PagedCache<TypeParam> cache(head_size);
-  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
-  TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
-  policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
-  Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, head_size,
-                                                        stride});
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  for (int t = 0; t < num_tiles; ++t)
-    for (int j = 0; j < rows; ++j)
-      for (int d = 0; d < head_size; ++d) {
-        const int key = t * rows + j;
-        ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f) << "tile " << t << " row " << j;
-      }
+  // Block 5: tiles across blocks, a lookup a row; block 16: each tile in one block.
+  for (const int block_size : {kBlockSize, 16}) {
+    const int head_size = 32, keys = 30, rows = kRingRows, stride = head_size + 8;  // 4 tiles, the last one partial
+    const int num_tiles = (keys + rows - 1) / rows;
+    const PagedCache<TypeParam> cache(head_size, block_size);
+    Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
+    TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
+    policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
+    Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, head_size,
+                                                          stride, block_size});
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+    for (int t = 0; t < num_tiles; ++t)
+      for (int j = 0; j < rows; ++j)
+        for (int d = 0; d < head_size; ++d) {
+          const int key = t * rows + j;
+          ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f)
+              << "block " << block_size << " tile " << t << " row " << j;
+        }
+  }
 }
 
 // One warp: K and V tiles and 8 query rows of head 64 staged to scratch, then S^T = K · Q^T

@@ -30,8 +30,10 @@ struct KernelArgs {
   using cache_type = Cache;
   using out_type = Out;
   using memory_space = Memory;
+  // Unmanaged: a launch copies its functor several times on the host, and a managed view's copy
+  // counts a reference (an atomic) each time. The caller's views own the memory.
   template <class T>
-  using Vector = Kokkos::View<T, Kokkos::LayoutRight, Memory>;
+  using Vector = Kokkos::View<T, Kokkos::LayoutRight, Memory, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
   Vector<const Q***> q;
   Vector<Out***> out;

@@ -23,6 +23,12 @@ inline std::size_t scratch_array_bytes(std::size_t count, std::size_t element_by
   return FloatScratch::shmem_size((count * element_bytes + sizeof(float) - 1) / sizeof(float));
 }
 
+// The split-KV partition merge (merge_partitions_if_last): each row's 1/total, then each row's
+// partition weights, for up to `rows` rows.
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_merge_bytes(int rows, int num_partitions) {
+  return std::size_t(rows) * (std::size_t(num_partitions) + 1) * sizeof(float);
+}
+
 // Q-block kernels: q and acc [block_m × head] fp32, scores [block_m × tile] fp32, row max / sum /
 // alpha [block_m] fp32, K and V tiles [tile × head] in the storage type.
 inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_size, std::size_t element_bytes) {
@@ -57,7 +63,7 @@ struct SplitKvShape {
 inline std::size_t split_kv_scratch_bytes(const SplitKvShape& shape, int partition_size, int block_size,
                                           int head_size, int num_partitions, std::size_t element_bytes) {
   const std::size_t region = std::max(std::size_t(shape.stages) * shape.stage_bytes(element_bytes),
-                                      std::size_t(num_partitions) * sizeof(float));
+                                      split_kv_merge_bytes(kSplitKvMaxRows, num_partitions));
   return scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t)) +
          scratch_array_bytes(std::size_t(kSplitKvMaxRows) * head_size, sizeof(float)) +
          2 * scratch_array_bytes(std::size_t(shape.workers) * kSplitKvMaxRows, sizeof(float)) + region + 16;
@@ -101,7 +107,7 @@ KOKKOS_INLINE_FUNCTION std::size_t split_kv_mma_region_bytes(int warps, int stag
                                                              std::size_t element_bytes) {
   const std::size_t rings = std::size_t(warps) * split_kv_mma_ring_bytes(stages, head_size, element_bytes);
   const std::size_t warp_states = warps > 1 ? std::size_t(warps) * kKeyRowQueries * (head_size + 2) * sizeof(float) : 0;
-  const std::size_t weights = std::size_t(num_partitions) * sizeof(float);
+  const std::size_t weights = num_partitions > 1 ? split_kv_merge_bytes(kKeyRowQueries, num_partitions) : 0;
   const std::size_t larger = rings > warp_states ? rings : warp_states;
   return larger > weights ? larger : weights;
 }

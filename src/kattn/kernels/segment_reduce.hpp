@@ -110,15 +110,18 @@ struct SegmentReduceKernel {
 };
 
 // The last team of a split-KV row group to finish merges every partition of its rows (query
-// heads first_head .. first_head + rows - 1 of `token`) into the output, with `weights` scratch of
-// num_partitions floats; the counter goes back to zero for the next call. The fences order each
-// team's partials before its count and the last team's reads after it (CUDA's
-// threadfence-reduction pattern). Called by every thread of the team, after its partials are written.
+// heads first_head .. first_head + rows - 1 of `token`) into the output, with `scratch` of
+// split_kv_merge_bytes(rows, num_partitions); the counter goes back to zero for the next call. The
+// fences order each team's partials before its count and the last team's reads after it (CUDA's
+// threadfence-reduction pattern). Called by every thread of the team, after its partials are
+// written. The rows go to the team's threads and each row's partitions to a thread's vector lanes
+// (max, then weights and total, as reductions over the lanes), then every (row, element) to the
+// whole team: three rounds of loads in all, whatever the number of rows.
 template <class Space, class Member, class Args>
 KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const Args& args,
                                                      const SegmentPartials& partials, std::int32_t* counter,
-                                                     int num_partitions, int first_token, int token, int first_head,
-                                                     int rows, float* weights) {
+                                                     int num_partitions, int token, int first_head, int rows,
+                                                     float* scratch) {
   Kokkos::memory_fence();
   team.team_barrier();
   int last = 0;
@@ -131,10 +134,49 @@ KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const A
       last);
   if (!last) return;
   Kokkos::memory_fence();
-  using Reduce = SegmentReduceKernel<Space, Args>;
-  const Reduce reduce{args, partials, num_partitions, first_token, 0, false};
-  const typename Reduce::WeightScratch segment_weights(weights, num_partitions);
-  for (int r = 0; r < rows; ++r) reduce.process(team, segment_weights, (token - first_token) * args.num_q_heads + first_head + r);
+  float* const inverse_total = scratch;  // [rows]
+  float* const weights = scratch + rows;  // [rows][num_partitions]
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int r) {
+    const int head = first_head + r;
+    const SoftmaxState sink = args.rules.initial_state(head);
+    float segments_max = -compat::infinity();
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, num_partitions),
+        [&](int s, float& m) {
+          if (load_partial(partials.sum(s, token, head)) > 0.0f) m = compat::fmax(m, load_partial(partials.max(s, token, head)));
+        },
+        Kokkos::Max<float>(segments_max));
+    const float global_max = compat::fmax(segments_max, sink.max);
+    float total = 0.0f;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, num_partitions),
+        [&](int s, float& t) {
+          const float sum = load_partial(partials.sum(s, token, head));
+          const float w = sum > 0.0f ? compat::exp(load_partial(partials.max(s, token, head)) - global_max) : 0.0f;
+          weights[r * num_partitions + s] = w;
+          t += w * sum;
+        },
+        total);
+    if (sink.sum > 0.0f) total += compat::exp(sink.max - global_max);
+    Kokkos::single(Kokkos::PerThread(team), [&] { inverse_total[r] = total > 0.0f ? 1.0f / total : 0.0f; });
+  });
+  team.team_barrier();
+  const int head_size = args.head_size;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * head_size), [&](int i) {
+    const int r = i / head_size, d = i % head_size;
+    const float* w = weights + r * num_partitions;
+    float value = 0.0f;
+    // A segment without keys left its out unwritten (and maybe NaN): selected away, not skipped,
+    // so that the loads of several segments are in flight at once.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#pragma unroll 8
+#endif
+    for (int s = 0; s < num_partitions; ++s) {
+      const float partial = load_partial(partials.out(s, token, first_head + r, d));
+      value += w[s] > 0.0f ? w[s] * partial : 0.0f;
+    }
+    args.store_out(token, first_head + r, d, value * inverse_total[r]);
+  });
 }
 
 }  // namespace kattn

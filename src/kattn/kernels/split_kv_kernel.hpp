@@ -101,10 +101,9 @@ struct SplitKvKernel {
     const FloatScratch worker_max(team.team_scratch(0), workers * kRows);
     const FloatScratch worker_sum(team.team_scratch(0), workers * kRows);
     const std::size_t stage_elements = std::size_t(shape.stage_keys()) * shape.stride;
-    const std::size_t region_bytes = std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache) >
-                                             std::size_t(num_partitions) * sizeof(float)
-                                         ? std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache)
-                                         : std::size_t(num_partitions) * sizeof(float);
+    const std::size_t tile_bytes = std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache);
+    const std::size_t merge_bytes = split_kv_merge_bytes(kRows, num_partitions);
+    const std::size_t region_bytes = tile_bytes > merge_bytes ? tile_bytes : merge_bytes;
     void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
     auto* tiles = static_cast<Cache*>(region);
 
@@ -156,8 +155,8 @@ struct SplitKvKernel {
     team_stage_wait(0);
     merge_workers(team, s, it, worker, lane, merged, worker_max, worker_sum);
     if (num_partitions > 1)
-      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, first_token,
-                                      it.token, it.first_head, it.rows, static_cast<float*>(region));
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, it.token,
+                                      it.first_head, it.rows, static_cast<float*>(region));
   }
 
   // Folds the worker's keys key0, key0 + 1, ... of a tile (rows at k_rows and v_rows) into its state.

@@ -139,8 +139,8 @@ KATTN_UNROLL
       }
     }
     if (num_partitions > 1)
-      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, first_token,
-                                      it.token, it.first_head, it.rows, static_cast<float*>(region));  // after a barrier
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, it.token,
+                                      it.first_head, it.rows, static_cast<float*>(region));  // after a barrier
   }
 };
 

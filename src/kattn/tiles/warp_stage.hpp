@@ -60,9 +60,9 @@ __device__ inline void copy_row_chunks(unsigned k_to, const void* k_from, unsign
 }
 
 // The lane's share of a K/V tile pair of Rows rows with Pieces lanes a row: rows j of `count`
-// valid ones (zeros past them), chunks piece, piece + Pieces, ... of each. Compile-time Rows and
-// Pieces unroll the rows and make every chunk's offset an immediate; K and V of a key share one
-// address computation where their strides agree (separate caches of one layout).
+// valid ones (zeros past them), chunks piece, piece + Pieces, ... of each; `first` is a valid key.
+// Compile-time Rows and Pieces unroll the rows and make every chunk's offset an immediate; K and V
+// of a key share one address computation where their strides agree (separate caches of one layout).
 template <int Rows, int Pieces, class Storage>
 __device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride, int head_size,
                                     const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v,
@@ -74,6 +74,26 @@ __device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride
   const bool shared_offsets = k.stride_block == v.stride_block && k.stride_slot == v.stride_slot;
   const Storage* k_head = k.data + std::int64_t(at.kv_head) * k.stride_head + e0;
   const Storage* v_head = v.data + std::int64_t(at.kv_head) * v.stride_head + e0;
+  int first_slot = 0;
+  const std::int64_t first_block = at.locate(first, first_slot);
+  if (first_slot + Rows <= at.block_size.divisor) {
+    // The tile lies in one cache block (block sizes of 16 and up, tiles aligned to them): one
+    // lookup for the tile, rows a slot stride apart (rows past `count` stay in the block).
+    const std::int64_t k_base = first_block * k.stride_block + std::int64_t(first_slot) * k.stride_slot;
+    const std::int64_t v_base =
+        shared_offsets ? k_base : first_block * v.stride_block + std::int64_t(first_slot) * v.stride_slot;
+#pragma unroll
+    for (int r = 0; r < (Rows * Pieces + 31) / 32; ++r) {
+      const int j = int(threadIdx.x) / Pieces + r * (32 / Pieces);
+      if (j >= Rows) break;
+      const unsigned k_to = unsigned(__cvta_generic_to_shared(k_tile + j * stride + e0));
+      const unsigned v_to = unsigned(__cvta_generic_to_shared(v_tile + j * stride + e0));
+      copy_row_chunks<kChunkBytes, kStep * int(sizeof(Storage))>(
+          k_to, k_head + k_base + j * k.stride_slot, v_to, v_head + v_base + j * v.stride_slot, j < count,
+          (head_size - e0) * int(sizeof(Storage)), std::make_integer_sequence<int, 4>{});
+    }
+    return;
+  }
 #pragma unroll
   for (int r = 0; r < (Rows * Pieces + 31) / 32; ++r) {
     const int j = int(threadIdx.x) / Pieces + r * (32 / Pieces);
