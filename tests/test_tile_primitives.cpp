@@ -100,8 +100,8 @@ struct RingOverTiles {
     };
     stage(0);
     for (int t = 0; t < num_tiles; ++t) {
-      ring.wait(t);
       stage(t + 1);
+      ring.wait(t);
       const Storage* k = ring.k_tile(t);
       const Storage* v = ring.v_tile(t);
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * stride), [&](int i) {

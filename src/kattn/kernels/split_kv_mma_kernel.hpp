@@ -63,14 +63,10 @@ struct SplitKvMmaKernel {
       const int count = it.end - first < kKeyRowTileKeys ? it.end - first : kKeyRowTileKeys;
       ring.stage(team, i, args.k, args.v, at, first, count);
     };
-    for (int i = 0; i < stages - 1; ++i) stage(i);
 
     const int lane = warp_lane();
     const ScoreRules& rules = args.rules;
     WarpKeyRowFragments f;
-    load_key_row_q<Cache>(f, head_size, [&](int r, int d) {
-      return r < it.rows ? args.q(it.token, it.first_head + r, d) : Cache{0};
-    });
     int head[2];
     bool real_row[2];
 KATTN_UNROLL
@@ -84,9 +80,15 @@ KATTN_UNROLL
     }
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
 
-    for (int tile = 0; tile < warp_tiles; ++tile) {
-      ring.wait(tile);  // the tile is visible to the warp, and the one before it is read: restage its buffer
+    // One staging site (the first stages - 1 iterations only stage): the loop's code stays small.
+    for (int tile = 1 - stages; tile < warp_tiles; ++tile) {
       stage(tile + stages - 1);
+      if (tile < 0) continue;
+      if (tile == 0)  // after the first tiles' copies are issued: their latency hides this load's
+        load_key_row_q<Cache>(f, head_size, [&](int r, int d) {
+          return r < it.rows ? args.q(it.token, it.first_head + r, d) : Cache{0};
+        });
+      ring.wait(tile);
       const int first = tile_first(tile);
       WarpKeyScores s;
       warp_key_scores<Cache>(f, ring.k_tile(tile), head_size, s);

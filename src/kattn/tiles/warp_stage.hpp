@@ -12,9 +12,10 @@
 // chunks go through team_stage_rows, which takes the whole team: the team must then be this warp.
 //
 // Contract: every call is made by all lanes of the warp. stage(t) for t = 0, 1, ... in order
-// (skip() past the last tile), at most stages - 1 ahead of the tile being computed; wait(t) before
-// reading tile t, which also orders the warp's reads of tile t - 1 before the restaging of its
-// buffer (so: wait(t), stage(t + stages - 1), then read tile t). Rows from `count` on are zeros.
+// (skip() past the last tile), into the buffer of tile t - stages, whose reads must be done (the
+// warp's own reads: stage() orders them before its copies); wait(t) before reading tile t, with
+// tiles up to t + stages - 1 staged: so the loop is stage(t + stages - 1), wait(t), read tile t,
+// and `stages` tiles are in flight while the warp waits. Rows from `count` on are zeros.
 #pragma once
 
 #include "kattn/core/compat.hpp"
@@ -136,6 +137,9 @@ struct WarpStageRing {
   KOKKOS_INLINE_FUNCTION void stage(const Member& team, int t, const PagedKvAccessor<Storage>& k,
                                     const PagedKvAccessor<Storage>& v, const CacheRowsAt& at, int first,
                                     int count) const {
+#if defined(__CUDA_ARCH__)
+    __syncwarp();  // the warp's reads of this buffer's last tile come first
+#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (aligned && head_size % kLaneElements == 0) {
       const int chunks = head_size / kLaneElements;  // a power-of-two share of them, at most 4, a lane
@@ -159,7 +163,7 @@ struct WarpStageRing {
   KOKKOS_INLINE_FUNCTION void skip() const { team_stage_commit(); }
 
   KOKKOS_INLINE_FUNCTION void wait(int) const {
-    team_stage_wait(stages - 2);
+    team_stage_wait(stages - 1);
 #if defined(__CUDA_ARCH__)
     __syncwarp();
 #endif
