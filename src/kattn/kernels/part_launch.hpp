@@ -18,6 +18,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace kattn {
 
@@ -108,10 +109,14 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
       policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size,
                                                                             g.head_size, plan.num_segments, sizeof(Cache))));
-      launches("kattn::split_kv", policy,
-               SplitKvMmaKernel<ExecutionSpace, Args>{args, partials, counters, plan.tile_size, plan.num_segments,
-                                                      row_groups, plan.block_m, part.first_token, stages,
-                                                      FastDivisor(g.block_size), aligned});
+      const auto launch = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
+        launches("kattn::split_kv", policy,
+                 SplitKvMmaKernel<ExecutionSpace, Args, decltype(head_size)::value>{
+                     args, partials, counters, plan.tile_size, plan.num_segments, row_groups, plan.block_m,
+                     part.first_token, stages, FastDivisor(g.block_size), aligned});
+      };
+      if (g.head_size == 128) launch(std::integral_constant<int, 128>{});
+      else launch(std::integral_constant<int, 0>{});
       return;
     }
   }

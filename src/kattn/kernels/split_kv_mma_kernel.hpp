@@ -5,8 +5,9 @@
 // a CUDA-core loop per lane. Warp w of a team takes the partition's 16-key tiles w, w + warps, ...
 // through its own ring of K/V tiles (WarpStageRing: cp.async), computing on one while the next
 // ones are in flight, and waits on no other warp until its keys are done; the warps' states then
-// merge through scratch. On the H100 a warp's own instruction latency bounds this kernel, so the
-// warps of a team are what hides it (docs/performance.md). Partitions merge as in SplitKvKernel:
+// merge through scratch. On the H100 a warp's own instruction latency bounds this kernel
+// (docs/performance.md): a team's warps, tiles staged before the wait, and a compile-time head
+// size for head 128 are what shorten it. Partitions merge as in SplitKvKernel:
 // the last team of a row group.
 #pragma once
 
@@ -16,7 +17,9 @@
 
 namespace kattn {
 
-template <class Space, class Args>
+// HeadSize: the head size fixed at compile time (its loops, guards and offsets then fold away), or
+// 0 for any head size the kernel takes, read from args.
+template <class Space, class Args, int HeadSize = 0>
 struct SplitKvMmaKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -38,7 +41,7 @@ struct SplitKvMmaKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const SplitKvItem it =
         split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
-    const int head_size = args.head_size;
+    const int head_size = HeadSize > 0 ? HeadSize : args.head_size;
     const int warps = team.team_size(), warp = team.team_rank();
     void* region = team.team_scratch(0).get_shmem_aligned(
         split_kv_mma_region_bytes(warps, stages, head_size, num_partitions, sizeof(Cache)), 16);
