@@ -1,7 +1,7 @@
 // The split-KV kernels' tile primitives on their own, on the build's execution space: staging
-// paged K/V rows into scratch (team_stage_rows, the one-warp WarpStageRing), summing across a
-// thread's vector lanes (vector_lanes_sum), the key-row tensor-core products (warp_key_rows.hpp,
-// CUDA only), and the block/slot division (FastDivisor, host).
+// paged K/V rows into scratch (team_stage_rows, a warp's WarpStageRing), summing across a
+// thread's vector lanes (vector_lanes_sum), the key-row tensor-core products and the merge of a
+// team's warp states (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -232,6 +234,63 @@ TEST(WarpKeyRows, ScoresAndWeightedSumsMatchTheHost) {
       float expected = 0.0f;
       for (int j = 0; j < kKeys; ++j) expected += scores(j, r) * value(j, d, 4);
       ASSERT_EQ(out(r, d), expected) << "row " << r << " element " << d;
+    }
+  }
+}
+
+// Three warps of one team, each with its own accumulator and softmax state of the same 8 query
+// rows (warp 2 saw no key: max -inf), merged through scratch into warp 0's fragments.
+struct KeyRowStateMerge {
+  static constexpr int kHead = 32, kWarps = 3;
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out, state;  // [8 rows][head], [8 rows][max, sum]
+
+  KOKKOS_INLINE_FUNCTION static float row_max(int warp, int row) {
+    return warp == 2 ? -compat::infinity() : 0.5f * float(warp + row % 3);
+  }
+  KOKKOS_INLINE_FUNCTION static float row_sum(int warp, int row) { return warp == 2 ? 0.0f : float(1 + warp + row); }
+  KOKKOS_INLINE_FUNCTION static float element(int warp, int row, int d) { return float((warp * 5 + row * 3 + d) % 7); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* scratch = static_cast<float*>(
+        team.team_scratch(0).get_shmem_aligned(kWarps * kKeyRowQueries * (kHead + 2) * sizeof(float), 16));
+    const int warp = team.team_rank(), lane = warp_lane();
+    WarpKeyRowFragments f;
+    for (int n = 0; n < kHead / 16; ++n)
+      for (int i = 0; i < 4; ++i) f.o[n][i] = element(warp, key_row_query(lane, i), 16 * n + key_row_element(lane, i));
+    for (int h = 0; h < 2; ++h) f.state[h] = {row_max(warp, key_row_query(lane, h)), row_sum(warp, key_row_query(lane, h))};
+    warp_key_store_state(f, scratch, warp, kHead);
+    team.team_barrier();
+    if (warp != 0) return;
+    warp_key_merge_states(f, scratch, kWarps, kHead);
+    for (int n = 0; n < kHead / 16; ++n)
+      for (int i = 0; i < 4; ++i) out(key_row_query(lane, i), 16 * n + key_row_element(lane, i)) = f.o[n][i];
+    for (int h = 0; h < 2; ++h) {
+      state(key_row_query(lane, h), 0) = f.state[h].max;
+      state(key_row_query(lane, h), 1) = f.state[h].sum;
+    }
+  }
+};
+
+TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
+  if (!register_rows_available()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
+  using Merge = KeyRowStateMerge;
+  const Merge m{decltype(Merge::out)("out", kKeyRowQueries, Merge::kHead), decltype(Merge::state)("state", kKeyRowQueries, 2)};
+  TeamPolicy policy(1, Merge::kWarps, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Merge::kWarps * kKeyRowQueries * (Merge::kHead + 2) * sizeof(float) + 16));
+  Kokkos::parallel_for(policy, m);
+  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.out);
+  const auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.state);
+  for (int r = 0; r < kKeyRowQueries; ++r) {
+    float max = -compat::infinity(), sum = 0.0f;
+    for (int w = 0; w < Merge::kWarps; ++w) max = std::max(max, Merge::row_max(w, r));
+    const auto weight = [&](int w) { return w == 2 ? 0.0f : std::exp(Merge::row_max(w, r) - max); };
+    for (int w = 0; w < Merge::kWarps; ++w) sum += weight(w) * Merge::row_sum(w, r);
+    EXPECT_EQ(state(r, 0), max) << "row " << r;
+    EXPECT_NEAR(state(r, 1), sum, 1e-5f * sum) << "row " << r;
+    for (int d = 0; d < Merge::kHead; ++d) {
+      float expected = 0.0f;
+      for (int w = 0; w < Merge::kWarps; ++w) expected += weight(w) * Merge::element(w, r, d);
+      ASSERT_NEAR(out(r, d), expected, 1e-5f * (1.0f + expected)) << "row " << r << " element " << d;
     }
   }
 }
