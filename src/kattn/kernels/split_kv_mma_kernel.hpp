@@ -7,8 +7,8 @@
 // ones are in flight, and waits on no other warp until its keys are done; the warps' states then
 // merge through scratch. On the H100 a warp's own instruction latency bounds this kernel
 // (docs/performance.md): a team's warps, tiles staged before the wait, and a compile-time head
-// size for head 128 are what shorten it. Partitions merge as in SplitKvKernel:
-// the last team of a row group.
+// size for head 128 are what shorten it. Partitions merge as in SplitKvKernel: the last team of a
+// row group.
 #pragma once
 
 #include "kattn/kernels/split_kv_kernel.hpp"
