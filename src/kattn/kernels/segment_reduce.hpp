@@ -8,6 +8,17 @@
 
 namespace kattn {
 
+// A partial written by another team of the same launch (split_kv's last-team merge): read past
+// the SM's L1, which is not coherent with other SMs' writes (on CUDA a cache-global load, which the
+// compiler may still batch, unlike a volatile one).
+KOKKOS_INLINE_FUNCTION float load_partial(const float& value) {
+#if defined(__CUDA_ARCH__)
+  return __ldcg(&value);
+#else
+  return *static_cast<const volatile float*>(&value);
+#endif
+}
+
 // Partial results of the segments: out unnormalised (relative to its segment max), max, sum, for
 // the tokens of one launch (a part of a call), addressed by the call's token. They live in the
 // Workspace.
@@ -28,18 +39,31 @@ struct SegmentPartials {
   KOKKOS_INLINE_FUNCTION float& sum(int segment, int token, int head) const {
     return sum_rows(segment, token - first_token, head);
   }
-};
 
-// A partial written by another team of the same launch (split_kv's last-team merge): read past
-// the SM's L1, which is not coherent with other SMs' writes (on CUDA a cache-global load, which the
-// compiler may still batch, unlike a volatile one).
-KOKKOS_INLINE_FUNCTION float load_partial(const float& value) {
-#if defined(__CUDA_ARCH__)
-  return __ldcg(&value);
-#else
-  return *static_cast<const volatile float*>(&value);
+  // The max of a segment that saw keys (-inf for one that saw none), as another team left it.
+  KOKKOS_INLINE_FUNCTION float seen_max(int segment, int token, int head) const {
+    return load_partial(sum(segment, token, head)) > 0.0f ? load_partial(max(segment, token, head))
+                                                          : -compat::infinity();
+  }
+  // A segment's weight against the row's max (0 for a segment that saw no key).
+  KOKKOS_INLINE_FUNCTION float weight(int segment, int token, int head, float row_max) const {
+    return load_partial(sum(segment, token, head)) > 0.0f ? compat::exp(load_partial(max(segment, token, head)) - row_max)
+                                                          : 0.0f;
+  }
+  // Sum over the segments of weights[s] · out: a segment without keys left its out unwritten (and
+  // maybe NaN), selected away, not skipped, so that the loads of several segments are in flight.
+  KOKKOS_INLINE_FUNCTION float weighted_out(const float* weights, int segments, int token, int head, int d) const {
+    float value = 0.0f;
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#pragma unroll 8
 #endif
-}
+    for (int s = 0; s < segments; ++s) {
+      const float partial = load_partial(out(s, token, head, d));
+      value += weights[s] > 0.0f ? weights[s] * partial : 0.0f;
+    }
+    return value;
+  }
+};
 
 // Merges the segment partials of each (token, query head), and the head's sink: the weight of
 // each segment (exp of its max against the row's max) is computed once per row into team scratch.
@@ -73,15 +97,11 @@ struct SegmentReduceKernel {
     float segments_max = -compat::infinity();
     Kokkos::parallel_reduce(
         Kokkos::TeamVectorRange(team, num_segments),
-        [&](int s, float& m) {
-          if (load_partial(partials.sum(s, token, head)) > 0.0f) m = compat::fmax(m, load_partial(partials.max(s, token, head)));
-        },
+        [&](int s, float& m) { m = compat::fmax(m, partials.seen_max(s, token, head)); },
         Kokkos::Max<float>(segments_max));
     const float global_max = compat::fmax(segments_max, sink.max);
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_segments), [&](int s) {
-      const float sum = load_partial(partials.sum(s, token, head));
-      weights(s) = sum > 0.0f ? compat::exp(load_partial(partials.max(s, token, head)) - global_max) : 0.0f;
-    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_segments),
+                         [&](int s) { weights(s) = partials.weight(s, token, head, global_max); });
     team.team_barrier();
     float total = 0.0f;
     Kokkos::parallel_reduce(
@@ -93,17 +113,7 @@ struct SegmentReduceKernel {
     if (sink.sum > 0.0f) total += compat::exp(sink.max - global_max);
     const float inverse_total = total > 0.0f ? 1.0f / total : 0.0f;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, args.head_size), [&](int d) {
-      float value = 0.0f;
-      // A segment without keys left its out unwritten (and maybe NaN): selected away, not skipped,
-      // so that the loads of several segments are in flight at once.
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#pragma unroll 8
-#endif
-      for (int s = 0; s < num_segments; ++s) {
-        const float partial = load_partial(partials.out(s, token, head, d));
-        value += weights(s) > 0.0f ? weights(s) * partial : 0.0f;
-      }
-      args.store_out(token, head, d, value * inverse_total);
+      args.store_out(token, head, d, partials.weighted_out(weights.data(), num_segments, token, head, d) * inverse_total);
     });
     team.team_barrier();  // a static-grid team reuses the weights for its next item
   }
@@ -142,19 +152,16 @@ KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const A
     float segments_max = -compat::infinity();
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, num_partitions),
-        [&](int s, float& m) {
-          if (load_partial(partials.sum(s, token, head)) > 0.0f) m = compat::fmax(m, load_partial(partials.max(s, token, head)));
-        },
+        [&](int s, float& m) { m = compat::fmax(m, partials.seen_max(s, token, head)); },
         Kokkos::Max<float>(segments_max));
     const float global_max = compat::fmax(segments_max, sink.max);
     float total = 0.0f;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, num_partitions),
         [&](int s, float& t) {
-          const float sum = load_partial(partials.sum(s, token, head));
-          const float w = sum > 0.0f ? compat::exp(load_partial(partials.max(s, token, head)) - global_max) : 0.0f;
+          const float w = partials.weight(s, token, head, global_max);
           weights[r * num_partitions + s] = w;
-          t += w * sum;
+          if (w > 0.0f) t += w * load_partial(partials.sum(s, token, head));
         },
         total);
     if (sink.sum > 0.0f) total += compat::exp(sink.max - global_max);
@@ -164,17 +171,7 @@ KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const A
   const int head_size = args.head_size;
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * head_size), [&](int i) {
     const int r = i / head_size, d = i % head_size;
-    const float* w = weights + r * num_partitions;
-    float value = 0.0f;
-    // A segment without keys left its out unwritten (and maybe NaN): selected away, not skipped,
-    // so that the loads of several segments are in flight at once.
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#pragma unroll 8
-#endif
-    for (int s = 0; s < num_partitions; ++s) {
-      const float partial = load_partial(partials.out(s, token, first_head + r, d));
-      value += w[s] > 0.0f ? w[s] * partial : 0.0f;
-    }
+    const float value = partials.weighted_out(weights + r * num_partitions, num_partitions, token, first_head + r, d);
     args.store_out(token, first_head + r, d, value * inverse_total[r]);
   });
 }
