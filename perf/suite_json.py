@@ -37,8 +37,9 @@ def shares(doc, dtype, bytes_, flops, mean_us):
 
 
 def time_us(row):
-    """The time a row is compared by: kattn's kernel time (device events, L2 flushed; schema_version 3)
-    where the bench recorded it, as the baselines' do_bench times are, else its mean."""
+    """The time a row is compared by: its kernel time (device events, the L2 flushed by the same 256 MiB
+    write: kattn bench's kernel_* from schema_version 3, torch_sdpa.py's kernel_*) where recorded, else
+    its host call to completion."""
     return row.get("kernel_mean_us") or row["mean_us"]
 
 

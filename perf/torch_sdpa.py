@@ -23,8 +23,10 @@ TORCH_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}
 # Scenario features SDPA cannot express, with their off values.
 FEATURES_OFF = {"window_left": -1, "softcap": 0, "alibi": False, "sinks": False, "prefix_lm": False, "qq_bias": False,
                 "fp8_kv_cache": False, "fp8_out": False}
-TIMING = ("host call to completion: the case's calls, then torch.cuda.synchronize(), timed with time.perf_counter; "
-          "fenced before and after each run, as kattn bench")
+TIMING = ("mean_us etc.: host call to completion, the case's calls, then torch.cuda.synchronize(), timed with "
+          "time.perf_counter, fenced before and after each run, as kattn bench's mean_us; kernel_mean_us etc.: CUDA "
+          "events around the calls, the L2 flushed before each run by writing 256 MiB, as kattn bench's kernel_*")
+L2_FLUSH_BYTES = 256 << 20
 BATCHING = ("one call per kind of row, padded to its longest: decode rows (query 1) to the longest context, "
             "attending to the padding too; prefill rows (query = context) to the longest, causal, so that padding "
             "follows each sequence; chunk rows (query < context) to the longest query and context, lower-right "
@@ -103,25 +105,42 @@ def make_calls(torch, case, groups):
     return calls
 
 
+def summary(samples):
+    mean = sum(samples) / len(samples)
+    stddev = (sum((s - mean) ** 2 for s in samples) / len(samples)) ** 0.5
+    return {"mean_us": mean, "stddev_us": stddev, "min_us": min(samples),
+            "median_us": sorted(samples)[len(samples) // 2]}
+
+
 def time_calls(torch, calls, warmup, runs):
+    """Host call to completion, then the device time from events with the L2 flushed (kattn bench's two timings)."""
     for _ in range(warmup):
         for call in calls:
             call()
     torch.cuda.synchronize()
-    samples = []
+    host = []
     for _ in range(runs):
         start = time.perf_counter()
         for call in calls:
             call()
         torch.cuda.synchronize()
-        samples.append((time.perf_counter() - start) * 1e6)
-    mean = sum(samples) / len(samples)
-    stddev = (sum((s - mean) ** 2 for s in samples) / len(samples)) ** 0.5
-    return mean, stddev, min(samples)
+        host.append((time.perf_counter() - start) * 1e6)
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.int8, device="cuda")
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    kernel = []
+    for _ in range(runs):
+        flush.zero_()
+        begin.record()
+        for call in calls:
+            call()
+        end.record()
+        end.synchronize()
+        kernel.append(begin.elapsed_time(end) * 1e3)
+    return summary(host), summary(kernel)
 
 
 def failed(case, reason):
-    return {"case": case["name"], "dtype": case["dtype"], "mean_us": None, "error": reason}
+    return {"case": case["name"], "dtype": case["dtype"], "mean_us": None, "kernel_mean_us": None, "error": reason}
 
 
 def run_backend(torch, doc, case, groups, calls, backend, warmup, runs):
@@ -137,11 +156,15 @@ def run_backend(torch, doc, case, groups, calls, backend, warmup, runs):
                 torch.cuda.synchronize()
             except RuntimeError as error:  # torch.cuda.OutOfMemoryError too
                 return failed(case, refusal_reason(error, caught))
-        mean, stddev, minimum = time_calls(torch, calls, warmup, runs)
-    bandwidth_share, peak_share = suite_json.shares(doc, case["dtype"], case["bytes"], case["flops"], mean)
-    return {"case": case["name"], "dtype": case["dtype"], "mean_us": mean, "stddev_us": stddev, "min_us": minimum,
+        host, kernel = time_calls(torch, calls, warmup, runs)
+    bandwidth_share, peak_share = suite_json.shares(doc, case["dtype"], case["bytes"], case["flops"],
+                                                    kernel["mean_us"])
+    return {"case": case["name"], "dtype": case["dtype"], **host,
+            **{"kernel_" + key: value for key, value in kernel.items()},
             "calls": len(groups), "padded_bytes": padded_bytes, "padded_flops": padded_flops,
-            "gb_per_s": case["bytes"] / (mean * 1e3), "tflop_per_s": case["flops"] / (mean * 1e6),
+            "gb_per_s": case["bytes"] / (host["mean_us"] * 1e3), "tflop_per_s": case["flops"] / (host["mean_us"] * 1e6),
+            "kernel_gb_per_s": case["bytes"] / (kernel["mean_us"] * 1e3),
+            "kernel_tflop_per_s": case["flops"] / (kernel["mean_us"] * 1e6),
             "bandwidth_share": bandwidth_share, "peak_share": peak_share, "error": None}
 
 
@@ -194,15 +217,16 @@ def main():
 
     results = {backend: [] for backend in backends}
     print(f"torch_sdpa.py {args.suite}: torch {torch.__version__} on {torch.cuda.get_device_name()}, "
-          f"{warmup} warm-up + {runs} timed runs each, host call to completion")
-    print(f"{'case':<26} {'calls':>5} {'padded':>7}" + "".join(f" {b + ' us':>16}" for b in backends))
+          f"{warmup} warm-up + {runs} timed runs each; kernel time: CUDA events, L2 flushed")
+    print(f"{'case':<26} {'calls':>5} {'padded':>7}" + "".join(f" {b + ' kernel us':>23}" for b in backends))
     for case in doc["cases"]:
         if args.case and case["name"] != args.case:
             continue
         rows = time_case(torch, doc, case, backends, warmup, runs)
         groups = phase_groups(case)
         padding = padded_work(case, groups)[1] / case["flops"] if case["flops"] else 1.0
-        cells = "".join(f" {'-' if r['mean_us'] is None else format(r['mean_us'], '.1f'):>16}" for r in rows.values())
+        cells = "".join(f" {'-' if r['kernel_mean_us'] is None else format(r['kernel_mean_us'], '.1f'):>23}"
+                        for r in rows.values())
         print(f"{case['name']:<26} {len(groups):>5} {padding:>6.2f}x{cells}", flush=True)
         for backend, row in rows.items():
             results[backend].append(row)

@@ -175,6 +175,9 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   EXPECT_EQ(query_lens[0], 1);  // 0.34 of 3 rounds to one decode, placed first
   for (std::size_t s = 0; s < 3; ++s) EXPECT_LE(query_lens[s], seq_lens[s]);
   EXPECT_EQ(c.at("spec").at("batch_size"), 3);
+  const double stream_us = c.at("stream_kernel_us").get<double>();  // the floor: a streaming read of the bytes
+  EXPECT_GT(stream_us, 0.0);
+  EXPECT_NEAR(c.at("stream_gb_per_s").get<double>(), c.at("bytes").get<double>() / (stream_us * 1e3), 1e-9);
   const nlohmann::json& result = doc.at("results").at(0);
   EXPECT_EQ(result.at("num_tokens"), query_lens[0] + query_lens[1] + query_lens[2]);
   EXPECT_NEAR(result.at("bandwidth_share").get<double>(),

@@ -116,6 +116,10 @@ class SuiteJson(unittest.TestCase):
         self.assertEqual(sorted(impls["torch-flash"]), ["mixed"])
         self.assertEqual(impls["kattn segmented"]["decode"]["mean_us"], 40.0)
 
+    def test_time_us_is_kernel_time_on_both_sides(self):
+        self.assertEqual(suite_json.time_us({"mean_us": 90.0, "kernel_mean_us": 60.0}), 60.0)  # kattn or a baseline
+        self.assertEqual(suite_json.time_us({"mean_us": 90.0}), 90.0)  # an older file: the host time
+
     def test_classification(self):
         mixed, decode = fake_doc()["cases"]
         self.assertEqual((suite_json.is_grid(mixed), suite_json.is_grid(decode)), (False, True))

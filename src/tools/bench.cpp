@@ -65,7 +65,7 @@ int bench_command(const BenchOptions& o) {
       using Out = decltype(out);
       const DeviceProblem<Q, Cache, Out> device = synthesize_problem<Q, Cache, Out>(layout, spec.seed);
       const Work work = work_of(layout, sizeof(Q), sizeof(Cache));
-      report.add_case(spec, layout, work);
+      report.add_case(spec, layout, work, time_stream_read(std::size_t(work.bytes), o.runs));
       const BatchMetadata batch_metadata =
           host_batch_metadata(layout.cu_seqlens_q.data(), layout.seq_lens.data(), layout.geometry.num_seqs);
       Workspace workspace;

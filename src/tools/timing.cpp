@@ -1,5 +1,6 @@
 #include "tools/timing.hpp"
 
+#include <cstdint>
 #include <ctime>
 
 namespace kattn::cli {
@@ -35,6 +36,56 @@ Timing summarize(const std::vector<double>& samples) {
 }
 
 std::size_t l2_flush_bytes() { return host_backend() ? 0 : std::size_t(256) << 20; }
+
+namespace {
+
+struct alignas(16) Chunk {
+  std::uint32_t word[4];
+};
+
+// Each team reads a contiguous run of chunks, its threads a chunk apart; a team writes only when
+// its xor hits a value the buffer's bytes cannot make, so the loads cannot be dropped.
+struct StreamRead {
+  using Member = Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Kokkos::View<const Chunk*, MemorySpace> chunks;
+  Kokkos::View<std::uint32_t*, MemorySpace> sink;
+  std::size_t per_team;
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::size_t first = std::size_t(team.league_rank()) * per_team;
+    const std::size_t end = first + per_team < chunks.extent(0) ? first + per_team : chunks.extent(0);
+    std::uint32_t x = 0;
+    for (std::size_t i = first + team.team_rank(); i < end; i += team.team_size()) {
+      const Chunk c = chunks(i);
+      x ^= c.word[0] ^ c.word[1] ^ c.word[2] ^ c.word[3];
+    }
+    if (x == 0x5a5a5a5au) sink(0) = x;
+  }
+};
+
+}  // namespace
+
+Timing time_stream_read(std::size_t bytes, int runs) {
+  // 2 GiB at most, read as often as it takes: each pass is far past the L2.
+  const std::size_t total = bytes / sizeof(Chunk), held = std::min(total, (std::size_t(2) << 30) / sizeof(Chunk));
+  const Kokkos::View<Chunk*, MemorySpace> buffer("kattn::stream_read", held);  // zeros: the sink never fires
+  const Kokkos::View<std::uint32_t*, MemorySpace> sink("kattn::stream_sink", 1);
+  const ExecutionSpace space;
+  const int threads = host_backend() ? 1 : 128;
+  const auto enqueue = [&] {
+    for (std::size_t done = 0; done < total; done += held) {
+      const std::size_t chunks = std::min(held, total - done);
+      const std::size_t teams = std::min<std::size_t>(host_backend() ? space.concurrency() : 4224, chunks);
+      const StreamRead read{Kokkos::subview(buffer, std::pair<std::size_t, std::size_t>(0, chunks)), sink,
+                            (chunks + teams - 1) / teams};
+      Kokkos::parallel_for("kattn::stream_read", Kokkos::TeamPolicy<ExecutionSpace>(space, int(teams), threads), read);
+    }
+  };
+  enqueue();  // warm-up
+  KernelClock clock(space);
+  std::vector<double> samples;
+  for (int i = 0; i < runs; ++i) samples.push_back(clock.time_us(enqueue));
+  return summarize(samples);
+}
 
 std::string today() {
   const std::time_t now = std::time(nullptr);

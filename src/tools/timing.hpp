@@ -71,6 +71,29 @@ struct RunTimings {
 // Bytes written between kernel-timed runs to flush the L2 (0 on the host).
 std::size_t l2_flush_bytes();
 
+// Device time of what `enqueue` puts on `space`, after the L2 was flushed by writing
+// l2_flush_bytes() (as triton.testing.do_bench times the baselines). The flush leaves the L2 full
+// of dirty lines, so the timed kernels also pay for writing those back: a floor that
+// time_stream_read measures.
+class KernelClock {
+ public:
+  explicit KernelClock(const ExecutionSpace& space)
+      : space_(space), flush_("kattn::l2_flush", l2_flush_bytes()), events_(space) {}
+  template <class Enqueue>
+  double time_us(const Enqueue& enqueue) {
+    Kokkos::deep_copy(space_, flush_, char(++flushes_));
+    events_.start();
+    enqueue();
+    return events_.stop_us();
+  }
+
+ private:
+  ExecutionSpace space_;
+  Kokkos::View<char*, MemorySpace> flush_;
+  DeviceEvents events_;
+  int flushes_ = 0;
+};
+
 template <class Device>
 RunTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup, int runs) {
   const ExecutionSpace space;
@@ -84,16 +107,14 @@ RunTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup
     space.fence();
     call.push_back(timer.seconds() * 1e6);
   }
-  const Kokkos::View<char*, MemorySpace> flush("kattn::l2_flush", l2_flush_bytes());
-  DeviceEvents events(space);
-  for (int i = 0; i < runs; ++i) {
-    Kokkos::deep_copy(space, flush, char(i));
-    events.start();
-    run(plan, d.inputs, d.out, space);
-    kernel.push_back(events.stop_us());
-  }
+  KernelClock clock(space);
+  for (int i = 0; i < runs; ++i) kernel.push_back(clock.time_us([&] { run(plan, d.inputs, d.out, space); }));
   return {summarize(call), summarize(host), summarize(kernel)};
 }
+
+// Kernel time (as run()'s, KernelClock) of a plain team kernel that reads `bytes` once with 16-byte
+// loads from a contiguous buffer: what that timing allows a kernel that must read as much.
+Timing time_stream_read(std::size_t bytes, int runs);
 
 // "2026-11-23" (UTC), for the provenance of written results.
 std::string today();

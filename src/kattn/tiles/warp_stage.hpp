@@ -2,11 +2,14 @@
 // split-KV kernel, one ring per warp of the team): each stage holds a K tile and a V tile of
 // `rows` keys, filled by cp.async while the warp computes on an earlier stage.
 //
-// A row's lane chunks are split over `Pieces` lanes (a power of two, fixed at compile time; up to
-// 4 chunks each, lane p of a row taking chunks p, p + Pieces, ...), so the lanes of a row copy
-// adjacent chunks in one instruction, a lane finds a key's block and slot once for its K and V
-// chunks, and every chunk's offset is an immediate of the copy instruction: a 16-key tile pair of
-// head 128 costs a lane 2 lookups and 16 copies. (Per-row bulk copies,
+// A row's lane chunks are split over `Pieces` lanes (a power of two, fixed at compile time: 8 for
+// rows of 8 chunks and more, lane p of a row taking chunks p, p + Pieces, ..., up to 4), so one
+// copy instruction reads whole 128-byte lines of 4 rows, a lane finds a key's block and slot once
+// for its K and V chunks, and every chunk's offset is an immediate of the copy instruction: a
+// 16-key tile pair of head 128 costs a lane 16 copies. Whole lines, each with the L2's 128-byte
+// prefetch hint, moved the H100's decode from 82 % to 89 % of copy bandwidth at batch 32 / 16k
+// against 64-byte pieces of 8 rows (L2 requests per byte down a quarter; docs/performance.md).
+// (Per-row bulk copies,
 // cp.async.bulk, measured 4x the instructions: each is a warp-uniform instruction that the
 // compiler issues once per lane in a loop.) Host backends and rows that do not admit whole lane
 // chunks go through team_stage_rows, which takes the whole team: the team must then be this warp.
@@ -38,11 +41,11 @@ __device__ inline void copy_chunk_at(unsigned to, const void* from, bool valid) 
     asm volatile("cp.async.ca.shared.global [%0+%2], [%1+%2], 8, %3;" ::"r"(to), "l"(from), "n"(Offset),
                  "r"(valid ? 8 : 0));
   } else {
-    asm volatile("cp.async.cg.shared.global [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from), "n"(Offset),
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from), "n"(Offset),
                  "r"(valid ? 16 : 0));
     if constexpr (Bytes == 32)
-      asm volatile("cp.async.cg.shared.global [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from), "n"(Offset + 16),
-                   "r"(valid ? 16 : 0));
+      asm volatile("cp.async.cg.shared.global.L2::128B [%0+%2], [%1+%2], 16, %3;" ::"r"(to), "l"(from),
+                   "n"(Offset + 16), "r"(valid ? 16 : 0));
   }
 }
 
@@ -142,14 +145,14 @@ struct WarpStageRing {
 #endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (aligned && head_size % kLaneElements == 0) {
-      const int chunks = head_size / kLaneElements;  // a power-of-two share of them, at most 4, a lane
+      const int chunks = head_size / kLaneElements;  // 8 lanes a row where it has 8 chunks or more
       const auto share = [&](auto pieces) {
         warp_stage_detail::stage_pieces<Rows, decltype(pieces)::value>(k_tile(t), v_tile(t), stride, head_size, k, v,
                                                                       at, first, count);
       };
-      if (chunks <= 4) share(std::integral_constant<int, 1>{});
-      else if (chunks <= 8) share(std::integral_constant<int, 2>{});
-      else if (chunks <= 16) share(std::integral_constant<int, 4>{});
+      if (chunks <= 1) share(std::integral_constant<int, 1>{});
+      else if (chunks <= 2) share(std::integral_constant<int, 2>{});
+      else if (chunks <= 4) share(std::integral_constant<int, 4>{});
       else share(std::integral_constant<int, 8>{});
       return team_stage_commit();
     }
