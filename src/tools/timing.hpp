@@ -72,9 +72,8 @@ struct RunTimings {
 std::size_t l2_flush_bytes();
 
 // Device time of what `enqueue` puts on `space`, after the L2 was flushed by writing
-// l2_flush_bytes() (as triton.testing.do_bench times the baselines). The flush leaves the L2 full
-// of dirty lines, so the timed kernels also pay for writing those back: a floor that
-// time_stream_read measures.
+// l2_flush_bytes() (as triton.testing.do_bench times the baselines). A short kernel pays its ramp,
+// its tail and what the flush left in the L2: time_stream_read measures that floor.
 class KernelClock {
  public:
   explicit KernelClock(const ExecutionSpace& space)
