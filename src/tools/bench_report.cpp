@@ -71,6 +71,7 @@ BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
 
 // What ran: geometry and per-sequence shapes, enough for another tool to rebuild the batch.
 void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const Work& work, const Timing& stream) {
+  const double stream_gb_per_s = work.bytes / (stream.mean_us * 1e3);
   const Geometry& g = p.geometry;
   std::vector<int> query_lens;
   for (int s = 0; s < g.num_seqs; ++s)
@@ -89,10 +90,10 @@ void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const
                     {"bytes", work.bytes},
                     {"flops", work.flops},
                     {"stream_kernel_us", stream.mean_us},
-                    {"stream_gb_per_s", work.bytes / (stream.mean_us * 1e3)},
+                    {"stream_gb_per_s", stream_gb_per_s},
                     {"spec", spec_json(spec)}});
   fmt::print("{:<24} stream read of its {:.1f} MB, timed as a kernel: {:.1f} us, {:.1f} GB/s\n", spec.name,
-             work.bytes / 1e6, stream.mean_us, work.bytes / (stream.mean_us * 1e3));
+             work.bytes / 1e6, stream.mean_us, stream_gb_per_s);
 }
 
 void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced,
