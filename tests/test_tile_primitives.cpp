@@ -1,7 +1,7 @@
 // The split-KV kernels' tile primitives on their own, on the build's execution space: staging
-// paged K/V rows into scratch (team_stage_rows, a warp's WarpStageRing), summing across a
-// thread's vector lanes (vector_lanes_sum), the key-row tensor-core products and the merge of a
-// team's warp states (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
+// paged K/V rows into scratch (team_stage_rows, a warp's WarpStageRing and its block-tile copy),
+// summing across a thread's vector lanes (vector_lanes_sum), the key-row tensor-core products and
+// the merge of a team's warp states (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
@@ -167,6 +167,74 @@ TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
           ASSERT_EQ(host(t, j, d), key < keys ? cache.key_value(key, d) : 0.0f)
               << "block " << block_size << " tile " << t << " row " << j;
         }
+  }
+}
+
+// A one-warp ring of two stages filled through WarpBlockTileCopy (head 64, 16-key tiles that each
+// lie inside one block); V is read one KV head lower than K (its own base, the same strides), so a
+// V tile holds the K values of head 0.
+template <class Storage>
+struct BlockTilesOverRing {
+  static constexpr int kHead = 64, kRows = 16, kStride = kHead + 8;
+  PagedKvAccessor<Storage> k, v;
+  const std::int32_t* block_ids;
+  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][K, V][rows][head]
+  int keys, block_size;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    constexpr int kStages = 2;
+    auto* tiles = static_cast<Storage*>(
+        team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * kRows * kStride * sizeof(Storage), 16));
+    const WarpStageRing<Storage, kRows> ring{tiles, kStride, kHead, true, kStages};
+    const WarpBlockTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, warp_lane());
+    const CacheRowsAt at{block_ids, 0, FastDivisor(block_size), kKvHead};
+    const int num_tiles = int(out.extent(0));
+    const auto stage = [&](int t) {
+      if (t >= num_tiles) return ring.skip();
+      const int count = keys - t * kRows < kRows ? keys - t * kRows : kRows;
+      int slot = 0;
+      const std::int32_t block = at.locate(t * kRows, slot);
+      ring.template stage_block<kStride>(t, lanes, block, slot, count);
+    };
+    stage(0);
+    for (int t = 0; t < num_tiles; ++t) {
+      stage(t + 1);
+      ring.wait(t);
+      const Storage* tile[2] = {ring.k_tile(t), ring.v_tile(t)};
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 2 * kRows * kHead), [&](int i) {
+        const int which = i / (kRows * kHead), row = i / kHead % kRows, d = i % kHead;
+        out(t, which, row, d) = to_float(tile[which][row * kStride + d]);
+      });
+    }
+  }
+};
+
+TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
+  if constexpr (sizeof(TypeParam) != 2) {
+    GTEST_SKIP() << "the block-tile copy takes 2-byte caches";
+  } else {
+    if (!register_rows_available()) GTEST_SKIP() << "cp.async: CUDA only (host backends stage through stage())";
+    using Ring = BlockTilesOverRing<TypeParam>;
+    for (const int block_size : {16, 32}) {
+      const int keys = 50, num_tiles = (keys + Ring::kRows - 1) / Ring::kRows;  // the last tile holds 2 keys
+      const PagedCache<TypeParam> cache(Ring::kHead, block_size);
+      PagedKvAccessor<TypeParam> v = cache.accessor();
+      v.data -= v.stride_head;  // V of head kKvHead is K of head kKvHead - 1
+      Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Ring::kRows, Ring::kHead);
+      TeamPolicy policy(1, 1, 32);
+      policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(Ring::kRows) * Ring::kStride * sizeof(TypeParam) + 64));
+      Kokkos::parallel_for(policy, Ring{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      for (int t = 0; t < num_tiles; ++t)
+        for (int j = 0; j < Ring::kRows; ++j)
+          for (int d = 0; d < Ring::kHead; ++d) {
+            const int key = t * Ring::kRows + j;
+            const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
+            ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
+            ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
+                << "block " << block_size << " V tile " << t << " row " << j;
+          }
+    }
   }
 }
 

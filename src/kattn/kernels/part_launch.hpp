@@ -37,10 +37,12 @@ struct PartLaunch {
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;  // split_kv with partitions: one counter per (token, KV head, row group)
+  bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
              int tokens, const Geometry& g, Workspace::Layout& layout)
-      : plan(part_plan), first_seq(first), end_seq(end), first_token(tokens_before), num_tokens(tokens) {
+      : plan(part_plan), first_seq(first), end_seq(end), first_token(tokens_before), num_tokens(tokens),
+        one_query_a_seq(part_batch.max_query_len <= 1 && end - first == tokens && first == tokens_before) {
     if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
@@ -52,6 +54,10 @@ struct PartLaunch {
     partials_sum_at = layout.reserve(rows, sizeof(float));
     if (plan.variant == Variant::split_kv && plan.num_segments > 1)
       counters_at = layout.reserve_counters(std::size_t(num_tokens) * g.num_kv_heads * split_kv_row_groups(g, plan));
+  }
+
+  SplitKvGrid split_kv_grid(const Geometry& g) const {
+    return {plan.tile_size, plan.num_segments, split_kv_row_groups(g, plan), plan.block_m, first_token, one_query_a_seq};
   }
 
   SegmentPartials partials(char* base, const Geometry& g) const {
@@ -110,10 +116,12 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size,
                                                                             g.head_size, plan.num_segments, sizeof(Cache))));
       const auto launch = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
+        using Kernel = SplitKvMmaKernel<ExecutionSpace, Args, decltype(head_size)::value>;
+        const bool block_tiles =
+            decltype(head_size)::value > 0 && Kernel::BlockTiles::applies(args.k, args.v, g.head_size, g.block_size, aligned);
         launches("kattn::split_kv", policy,
-                 SplitKvMmaKernel<ExecutionSpace, Args, decltype(head_size)::value>{
-                     args, partials, counters, plan.tile_size, plan.num_segments, row_groups, plan.block_m,
-                     part.first_token, stages, FastDivisor(g.block_size), aligned});
+                 Kernel{args, partials, counters, part.split_kv_grid(g), stages, FastDivisor(g.block_size), aligned,
+                        block_tiles});
       };
       if (g.head_size == 128) launch(std::integral_constant<int, 128>{});
       else launch(std::integral_constant<int, 0>{});
@@ -128,8 +136,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
                                                                     plan.num_segments, sizeof(Cache))));
   launches("kattn::split_kv", policy,
-           SplitKvKernel<ExecutionSpace, Args>{args, partials, counters, *shape, plan.tile_size, plan.num_segments,
-                                               row_groups, plan.block_m, plan.vector_length, part.first_token,
+           SplitKvKernel<ExecutionSpace, Args>{args, partials, counters, *shape, part.split_kv_grid(g), plan.vector_length,
                                                kv_rows_aligned(args)});
 }
 

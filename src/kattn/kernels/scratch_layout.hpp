@@ -24,9 +24,9 @@ inline std::size_t scratch_array_bytes(std::size_t count, std::size_t element_by
 }
 
 // The split-KV partition merge (merge_partitions_if_last): each row's 1/total, then each row's
-// partition weights, for up to `rows` rows.
+// partition maxima (turned into weights) and sums, for up to `rows` rows.
 KOKKOS_INLINE_FUNCTION std::size_t split_kv_merge_bytes(int rows, int num_partitions) {
-  return std::size_t(rows) * (std::size_t(num_partitions) + 1) * sizeof(float);
+  return std::size_t(rows) * (2 * std::size_t(num_partitions) + 1) * sizeof(float);
 }
 
 // Q-block kernels: q and acc [block_m × head] fp32, scores [block_m × tile] fp32, row max / sum /

@@ -22,36 +22,67 @@
 
 namespace kattn {
 
-// A split-KV team's share of the work, from its league rank: teams run over (token, KV head,
-// row group of rows_per_group query heads, partition of partition_size visible keys), partitions
-// fastest. Shared by the CUDA-core and the tensor-core split-KV kernels.
+// The first key of a partition. Without a window it does not depend on the sequence's length, so
+// a team can fetch its block ids while that length is still in flight.
+KOKKOS_INLINE_FUNCTION int split_kv_partition_first(const ScoreRules& rules, int position, int partition,
+                                                    int partition_size) {
+  return (rules.window_left < 0 ? 0 : rules.first_key(position)) + partition * partition_size;
+}
+
+// How a split-KV launch divides its tokens into teams, shared by the CUDA-core and the
+// tensor-core kernels: one team per (token, KV head, row group of rows_per_group query heads,
+// partition of partition_size visible keys), partitions fastest.
+struct SplitKvGrid {
+  int partition_size;     // keys per team
+  int num_partitions;
+  int row_groups;         // ceil(queries_per_kv / rows_per_group)
+  int rows_per_group;     // query heads per team
+  int first_token;        // the launch's tokens are first_token, first_token + 1, ...
+  bool one_query_a_seq;   // token t is sequence t's only query (a plan-time fact of decode parts)
+};
+
+// A split-KV team's share of the work, from its league rank.
 struct SplitKvItem {
   int partition, row_group_item, token, kv_head, first_head, rows;
   int seq, position, context_len, first, end;  // the partition's keys are [first, end)
 };
 
+// The team's place (partition, heads, token, sequence), before any of its sequence's lengths is read.
 template <class Args>
-KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_item(const Args& args, int league_rank, int num_partitions,
-                                                 int row_groups, int rows_per_group, int partition_size,
-                                                 int first_token) {
+KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_place(const Args& args, int league_rank, const SplitKvGrid& grid) {
   SplitKvItem it;
   const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
-  it.partition = league_rank % num_partitions;
-  it.row_group_item = league_rank / num_partitions;
-  const int group = it.row_group_item % row_groups;
-  it.kv_head = it.row_group_item / row_groups % num_kv_heads;
-  it.token = first_token + it.row_group_item / (row_groups * num_kv_heads);
-  const int group_rows = args.queries_per_kv - group * rows_per_group;
-  it.rows = group_rows < rows_per_group ? group_rows : rows_per_group;
-  it.first_head = it.kv_head * args.queries_per_kv + group * rows_per_group;
-  it.seq = args.find_seq(it.token);
-  const int seq_len = args.seq_lens(it.seq);
-  it.context_len = seq_len - (args.cu_seqlens_q(it.seq + 1) - args.cu_seqlens_q(it.seq));
-  it.position = it.context_len + it.token - args.cu_seqlens_q(it.seq);
+  it.partition = league_rank % grid.num_partitions;
+  it.row_group_item = league_rank / grid.num_partitions;
+  const int group = it.row_group_item % grid.row_groups;
+  it.kv_head = it.row_group_item / grid.row_groups % num_kv_heads;
+  it.token = grid.first_token + it.row_group_item / (grid.row_groups * num_kv_heads);
+  const int group_rows = args.queries_per_kv - group * grid.rows_per_group;
+  it.rows = group_rows < grid.rows_per_group ? group_rows : grid.rows_per_group;
+  it.first_head = it.kv_head * args.queries_per_kv + group * grid.rows_per_group;
+  // Decode needs no search for the token's sequence nor its query offsets: fewer loads in the
+  // chain of dependent loads that starts every team (seven fewer at batch 128).
+  it.seq = grid.one_query_a_seq ? it.token : args.find_seq(it.token);
+  return it;
+}
+
+// The team's keys, from its sequence's length.
+template <class Args>
+KOKKOS_INLINE_FUNCTION void split_kv_keys(const Args& args, const SplitKvGrid& grid, int seq_len, SplitKvItem& it) {
+  const int query_start = grid.one_query_a_seq ? it.token : args.cu_seqlens_q(it.seq);
+  const int query_len = grid.one_query_a_seq ? 1 : args.cu_seqlens_q(it.seq + 1) - query_start;
+  it.context_len = seq_len - query_len;
+  it.position = it.context_len + it.token - query_start;
   const int visible_end = args.rules.end_key(it.position, seq_len, it.seq);
-  it.first = args.rules.first_key(it.position) + it.partition * partition_size;
-  it.end = it.first + partition_size < visible_end ? it.first + partition_size : visible_end;
+  it.first = split_kv_partition_first(args.rules, it.position, it.partition, grid.partition_size);
+  it.end = it.first + grid.partition_size < visible_end ? it.first + grid.partition_size : visible_end;
   if (it.end < it.first) it.end = it.first;
+}
+
+template <class Args>
+KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_item(const Args& args, int league_rank, const SplitKvGrid& grid) {
+  SplitKvItem it = split_kv_place(args, league_rank, grid);
+  split_kv_keys(args, grid, args.seq_lens(it.seq), it);
   return it;
 }
 
@@ -70,12 +101,8 @@ struct SplitKvKernel {
   SegmentPartials partials;  // when num_partitions > 1
   std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
   SplitKvShape shape;
-  int partition_size;        // keys per team
-  int num_partitions;
-  int row_groups;            // ceil(queries_per_kv / rows_per_group)
-  int rows_per_group;        // query heads per team, at most kRows
+  SplitKvGrid grid;          // rows_per_group at most kRows
   int lanes;                 // the launch's vector length
-  int first_token;           // the launch's tokens are first_token, first_token + 1, ...
   bool aligned;              // every cache row admits LaneChunk loads
 
   // What each worker lane keeps in registers over the key loop.
@@ -87,7 +114,7 @@ struct SplitKvKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const SplitKvItem it =
-        split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
+        split_kv_item(args, team.league_rank(), grid);
     const int head_size = args.head_size;
     const int worker = team.team_rank();
     const int lane = vector_lane(team);
@@ -96,13 +123,13 @@ struct SplitKvKernel {
     const int first_block = it.first / block_size;
     const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
 
-    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size + 2);
+    const IndexScratch block_ids(team.team_scratch(0), grid.partition_size / block_size + 2);
     const FloatScratch merged(team.team_scratch(0), kRows * head_size);
     const FloatScratch worker_max(team.team_scratch(0), workers * kRows);
     const FloatScratch worker_sum(team.team_scratch(0), workers * kRows);
     const std::size_t stage_elements = std::size_t(shape.stage_keys()) * shape.stride;
     const std::size_t tile_bytes = std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache);
-    const std::size_t merge_bytes = split_kv_merge_bytes(kRows, num_partitions);
+    const std::size_t merge_bytes = split_kv_merge_bytes(kRows, grid.num_partitions);
     const std::size_t region_bytes = tile_bytes > merge_bytes ? tile_bytes : merge_bytes;
     void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
     auto* tiles = static_cast<Cache*>(region);
@@ -154,8 +181,8 @@ struct SplitKvKernel {
     }
     team_stage_wait(0);
     merge_workers(team, s, it, worker, lane, merged, worker_max, worker_sum);
-    if (num_partitions > 1)
-      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, it.token,
+    if (grid.num_partitions > 1)
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, grid.num_partitions, it.token,
                                       it.first_head, it.rows, static_cast<float*>(region));
   }
 
@@ -261,7 +288,7 @@ struct SplitKvKernel {
       for (int w = 0; w < workers; ++w)
         if (worker_sum(w * kRows + r) > 0.0f)
           state.sum += compat::exp(worker_max(w * kRows + r) - state.max) * worker_sum(w * kRows + r);
-      if (num_partitions > 1) {
+      if (grid.num_partitions > 1) {
         partials.out(it.partition, it.token, head, d) = merged(i);
         if (d == 0) {
           partials.max(it.partition, it.token, head) = state.max;

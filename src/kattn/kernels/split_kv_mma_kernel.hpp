@@ -24,32 +24,43 @@ struct SplitKvMmaKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
+  using BlockTiles = WarpBlockTileCopy<Cache, kKeyRowTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
 
   Args args;
   SegmentPartials partials;  // when num_partitions > 1
   std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
-  int partition_size;        // keys per team
-  int num_partitions;
-  int row_groups;            // ceil(queries_per_kv / rows_per_group)
-  int rows_per_group;        // query heads per team, at most kKeyRowQueries
-  int first_token;
+  SplitKvGrid grid;          // rows_per_group at most kKeyRowQueries
   int stages;                // tiles in flight a warp: split_kv_mma_stages
   FastDivisor block_size;    // the cache's
   bool aligned;              // every cache row admits 16-byte copies (else one warp a team)
+  bool block_tiles;          // WarpBlockTileCopy applies (HeadSize > 0 only): tiles aligned to keys copy lean
 
   // Scratch: the warps' rings (later their merge, then the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const SplitKvItem it =
-        split_kv_item(args, team.league_rank(), num_partitions, row_groups, rows_per_group, partition_size, first_token);
+    SplitKvItem it = split_kv_place(args, team.league_rank(), grid);
+    const int seq_len = args.seq_lens(it.seq);  // in flight while the block ids load, where they need not wait for it
     const int head_size = HeadSize > 0 ? HeadSize : args.head_size;
     const int warps = team.team_size(), warp = team.team_rank();
     void* region = team.team_scratch(0).get_shmem_aligned(
-        split_kv_mma_region_bytes(warps, stages, head_size, num_partitions, sizeof(Cache)), 16);
+        split_kv_mma_region_bytes(warps, stages, head_size, grid.num_partitions, sizeof(Cache)), 16);
+    const int max_ids = grid.partition_size / block_size.divisor + 2;
+    const IndexScratch block_ids(team.team_scratch(0), max_ids);
+    const std::int32_t* table_row = &args.block_table(it.seq, 0);
+    const int table_width = int(args.block_table.extent(1));
+    // The partition's block ids, read once. Without a window its first key is known now: the ids
+    // its keys can span (within the table row) load beside the length.
+    const auto read_ids = [&](int first_block, int count) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, count), [&](int i) { block_ids(i) = table_row[first_block + i]; });
+    };
+    const bool early_ids = args.rules.window_left < 0;
+    if (early_ids) {
+      const int first_block = block_size.div(split_kv_partition_first(args.rules, 0, it.partition, grid.partition_size));
+      const int in_table = table_width - first_block;  // ids past the table row are never read
+      read_ids(first_block, in_table < max_ids ? (in_table > 0 ? in_table : 0) : max_ids);
+    }
+    split_kv_keys(args, grid, seq_len, it);
     const int first_block = block_size.div(it.first);
-    const int num_blocks = it.end > it.first ? block_size.div(it.end - 1) - first_block + 1 : 0;
-    const IndexScratch block_ids(team.team_scratch(0), partition_size / block_size.divisor + 2);
-    const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
+    if (!early_ids) read_ids(first_block, it.end > it.first ? block_size.div(it.end - 1) - first_block + 1 : 0);
 
     const std::size_t ring_elements = split_kv_mma_ring_bytes(stages, head_size, sizeof(Cache)) / sizeof(Cache);
     const WarpStageRing<Cache, kKeyRowTileKeys> ring{static_cast<Cache*>(region) + warp * ring_elements,
@@ -60,10 +71,19 @@ struct SplitKvMmaKernel {
     const int num_tiles = (it.end - it.first + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
     const int warp_tiles = num_tiles > warp ? (num_tiles - warp + warps - 1) / warps : 0;
     const auto tile_first = [&](int i) { return it.first + (warp + i * warps) * kKeyRowTileKeys; };
+    const bool lean_tiles = block_tiles && it.first % kKeyRowTileKeys == 0;  // each tile inside one block
+    const BlockTiles block_copy(args.k, args.v, it.kv_head, warp_lane());
     const auto stage = [&](int i) {
       if (i >= warp_tiles) return ring.skip();
       const int first = tile_first(i);
       const int count = it.end - first < kKeyRowTileKeys ? it.end - first : kKeyRowTileKeys;
+      if constexpr (HeadSize > 0) {
+        if (lean_tiles) {
+          int slot = 0;
+          const std::int32_t block = at.locate(first, slot);
+          return ring.template stage_block<fragment_tile_stride(HeadSize)>(i, block_copy, block, slot, count);
+        }
+      }
       ring.stage(team, i, args.k, args.v, at, first, count);
     };
 
@@ -78,7 +98,7 @@ KATTN_UNROLL
       head[h] = it.first_head + row;
       real_row[h] = row < it.rows;
       // A sink belongs to the whole row: warp 0 holds it.
-      f.state[h] = num_partitions > 1 || !real_row[h] || warp > 0 ? SoftmaxState{} : rules.initial_state(head[h]);
+      f.state[h] = grid.num_partitions > 1 || !real_row[h] || warp > 0 ? SoftmaxState{} : rules.initial_state(head[h]);
       if (lane >> 2) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of the row's eight
     }
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
@@ -134,17 +154,17 @@ KATTN_UNROLL
 KATTN_UNROLL
         for (int i = h; i < 4; i += 2) {
           const int d = 16 * n + key_row_element(lane, i);
-          if (num_partitions > 1) partials.out(it.partition, it.token, head[h], d) = f.o[n][i];
+          if (grid.num_partitions > 1) partials.out(it.partition, it.token, head[h], d) = f.o[n][i];
           else args.store_out(it.token, head[h], d, f.o[n][i] * inverse_sum);
         }
       }
-      if (num_partitions > 1 && (lane >> 2) == 0) {
+      if (grid.num_partitions > 1 && (lane >> 2) == 0) {
         partials.max(it.partition, it.token, head[h]) = f.state[h].max;
         partials.sum(it.partition, it.token, head[h]) = f.state[h].sum;
       }
     }
-    if (num_partitions > 1)
-      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, num_partitions, it.token,
+    if (grid.num_partitions > 1)
+      merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, grid.num_partitions, it.token,
                                       it.first_head, it.rows, static_cast<float*>(region));  // after a barrier
   }
 };

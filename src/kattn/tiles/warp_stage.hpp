@@ -118,8 +118,83 @@ __device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride
                                                                std::make_integer_sequence<int, 4>{});
   }
 }
+
+// One 16-byte chunk in flight, shared and global addresses each at their own immediate byte
+// offset; zeros where !valid.
+template <int ToOffset, int FromOffset>
+__device__ inline void copy_16_at(unsigned to, const void* from, bool valid) {
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0+%2], [%1+%3], 16, %4;" ::"r"(to), "l"(from), "n"(ToOffset),
+               "n"(FromOffset), "r"(valid ? 16 : 0));
+}
 }  // namespace warp_stage_detail
 #endif
+
+// A lane's fixed share of every K/V tile that lies inside one cache block, for the common cache:
+// head size HeadSize at compile time (a multiple of 64), K and V of one layout, rows that admit
+// 16-byte chunks, block sizes a multiple of Rows. Built once per warp, so a tile costs a lane its
+// block's address and its copies, every one at immediate offsets (rows lane/8 + 4r, chunks
+// lane%8 + 8c of each: whole 128-byte lines of 4 rows an instruction, as stage() copies them),
+// instead of a row lookup and 64-bit row arithmetic a copy. Contract: as WarpStageRing::stage.
+template <class Storage, int Rows, int HeadSize>
+struct WarpBlockTileCopy {
+  static_assert(HeadSize % 64 == 0 && Rows % 4 == 0, "8 lanes a row of 16-byte chunks, 4 rows an instruction");
+  static constexpr int kRowBytes = HeadSize * int(sizeof(Storage));
+  const char* k_lane = nullptr;  // the lane's first chunk of its first row, slot 0 of block 0
+  std::int64_t v_minus_k = 0;    // bytes from a K row to its V row
+  std::int64_t block_bytes = 0, slot_bytes = 0;
+  int lane_row = 0;              // rows lane_row + 4r of a tile
+
+  // Whether the fast path fits this cache (decided once per launch on the host).
+  static bool applies(const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v, int head_size,
+                      int block_size, bool aligned) {
+    return head_size == HeadSize && aligned && block_size % Rows == 0 && k.stride_block == v.stride_block &&
+           k.stride_slot == v.stride_slot && k.stride_head == v.stride_head && sizeof(Storage) == 2;
+  }
+
+  KOKKOS_INLINE_FUNCTION WarpBlockTileCopy(const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v,
+                                           int kv_head, int lane) {
+    const int piece = lane % 8;
+    lane_row = lane / 8;
+    k_lane = reinterpret_cast<const char*>(k.data + std::int64_t(kv_head) * k.stride_head +
+                                           std::int64_t(lane_row) * k.stride_slot + piece * kLaneElements);
+    v_minus_k = reinterpret_cast<const char*>(v.data) - reinterpret_cast<const char*>(k.data);
+    block_bytes = k.stride_block * std::int64_t(sizeof(Storage));
+    slot_bytes = k.stride_slot * std::int64_t(sizeof(Storage));
+  }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Keys slot .. slot + count - 1 (count <= Rows) of `block` into tiles of Stride elements a row
+  // at shared addresses k_to and v_to; rows from count on are zeros.
+  template <int Stride>
+  __device__ void copy(unsigned k_to, unsigned v_to, std::int32_t block, int slot, int count) const {
+    const char* k_row = k_lane + block * block_bytes + slot * slot_bytes;
+    const std::int64_t row_step = 4 * slot_bytes;
+    const unsigned lane_to = unsigned((lane_row * Stride + (threadIdx.x % 8) * kLaneElements) * sizeof(Storage));
+    k_to += lane_to;
+    v_to += lane_to;
+    const auto row = [&](auto r) {
+      constexpr int kRow = decltype(r)::value;
+      constexpr int kTo = kRow * 4 * Stride * int(sizeof(Storage));
+      const char* k_from = k_row + kRow * row_step;
+      const char* v_from = k_from + v_minus_k;
+      const bool valid = lane_row + 4 * kRow < count;
+      const auto chunk = [&](auto c) {
+        constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
+        warp_stage_detail::copy_16_at<kTo + kOffset, kOffset>(k_to, k_from, valid);
+        warp_stage_detail::copy_16_at<kTo + kOffset, kOffset>(v_to, v_from, valid);
+      };
+      for_each_index(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
+    };
+    for_each_index(row, std::make_integer_sequence<int, Rows / 4>{});
+  }
+#endif
+
+ private:
+  template <class F, int... I>
+  KOKKOS_INLINE_FUNCTION static void for_each_index(const F& f, std::integer_sequence<int, I...>) {
+    (f(std::integral_constant<int, I>{}), ...);
+  }
+};
 
 template <class Storage, int Rows>
 struct WarpStageRing {
@@ -159,6 +234,22 @@ struct WarpStageRing {
 #endif
     team_stage_rows(team, k, at, first, count, rows, head_size, stride, aligned, k_tile(t));
     team_stage_rows(team, v, at, first, count, rows, head_size, stride, aligned, v_tile(t));
+    team_stage_commit();
+  }
+
+  // stage() for a tile inside one cache block through a WarpBlockTileCopy (the caller checked
+  // that it applies): keys slot .. slot + count - 1 of `block` as tile t; Stride is `stride`, at
+  // compile time.
+  template <int Stride, int HeadSize>
+  KOKKOS_INLINE_FUNCTION void stage_block(int t, const WarpBlockTileCopy<Storage, Rows, HeadSize>& lanes,
+                                          std::int32_t block, int slot, int count) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    __syncwarp();  // the warp's reads of this buffer's last tile come first
+    lanes.template copy<Stride>(unsigned(__cvta_generic_to_shared(k_tile(t))),
+                                 unsigned(__cvta_generic_to_shared(v_tile(t))), block, slot, count);
+#else
+    (void)t, (void)lanes, (void)block, (void)slot, (void)count;
+#endif
     team_stage_commit();
   }
 
