@@ -178,6 +178,8 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   const double stream_us = c.at("stream_kernel_us").get<double>();  // the floor: a streaming read of the bytes
   EXPECT_GT(stream_us, 0.0);
   EXPECT_NEAR(c.at("stream_gb_per_s").get<double>(), c.at("bytes").get<double>() / (stream_us * 1e3), 1e-9);
+  EXPECT_GT(c.at("stream_run_host_us").get<double>(), 0.0);  // the same launch timed as run()
+  EXPECT_GE(c.at("stream_run_us").get<double>(), c.at("stream_run_host_us").get<double>());
   const nlohmann::json& result = doc.at("results").at(0);
   EXPECT_EQ(result.at("num_tokens"), query_lens[0] + query_lens[1] + query_lens[2]);
   EXPECT_NEAR(result.at("bandwidth_share").get<double>(),

@@ -1,10 +1,12 @@
 // The split-KV kernels' tile primitives on their own, on the build's execution space: staging
 // paged K/V rows into scratch (team_stage_rows, a warp's WarpStageRing and its block-tile copy),
-// summing across a thread's vector lanes (vector_lanes_sum), the key-row tensor-core products and
-// the merge of a team's warp states (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
+// summing across a thread's vector lanes (vector_lanes_sum), the last-team handshake
+// (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
+// (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
+#include "kattn/tiles/team_arrival.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/vector_lanes.hpp"
 #include "kattn/tiles/warp_key_rows.hpp"
@@ -110,6 +112,31 @@ struct RingOverTiles {
         out(t, i / stride, i % stride) = to_float(k[i]) == to_float(v[i]) ? to_float(k[i]) : -1.0f;
       });
     }
+  }
+};
+
+// Each team writes its slice of `values`, then arrives; the last team in sums every slice (reading
+// what the other teams wrote) and counts itself in `lasts`.
+struct SumAfterLastArrival {
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace> values;  // [teams][team threads]
+  Kokkos::View<std::int64_t*, MemorySpace> total;
+  Kokkos::View<std::int32_t*, MemorySpace> lasts;
+  std::int32_t* counter;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    const int teams = int(values.extent(0)), threads = int(values.extent(1));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads),
+                         [&](int t) { values(team.league_rank(), t) = team.league_rank() * threads + t + 1; });
+    if (!team_arrive_last(team, counter, teams)) return;
+    std::int64_t sum = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, teams * threads),
+        [&](int i, std::int64_t& s) { s += *static_cast<const volatile std::int32_t*>(&values(i / threads, i % threads)); },
+        sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&] {
+      total(0) = sum;
+      Kokkos::atomic_add(&lasts(0), 1);
+    });
   }
 };
 
@@ -377,6 +404,27 @@ TEST(FastDivisor, MatchesIntegerDivision) {
   }
   for (const int d : {1000, 4097, 65535, 65536, 1 << 20, 999983, (1 << 30) - 1, 1 << 30})
     for (const int n : {0, 1, d - 1, d, d + 1, 123456789, kTop}) check(d, n);
+}
+
+TEST(TeamArrival, TheLastTeamSeesEveryTeamsWritesAndResetsTheCounter) {
+  const int teams = host_backend() ? 16 : 2048, threads = host_backend() ? 1 : 64;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace> values("values", teams, threads);
+  Kokkos::View<std::int64_t*, MemorySpace> total("total", 1);
+  Kokkos::View<std::int32_t*, MemorySpace> lasts("lasts", 1);
+  Kokkos::View<std::int32_t*, MemorySpace> counter("counter", 1);
+  const std::int64_t n = std::int64_t(teams) * threads;
+  for (int launch = 0; launch < 3; ++launch) {  // each launch finds the counter back at zero
+    Kokkos::deep_copy(values, 0);
+    Kokkos::deep_copy(total, 0);
+    Kokkos::deep_copy(lasts, 0);
+    Kokkos::parallel_for(TeamPolicy(teams, threads), SumAfterLastArrival{values, total, lasts, counter.data()});
+    const auto total_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), total);
+    const auto lasts_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lasts);
+    const auto counter_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counter);
+    EXPECT_EQ(total_host(0), n * (n + 1) / 2) << "launch " << launch;
+    EXPECT_EQ(lasts_host(0), 1) << "launch " << launch;
+    EXPECT_EQ(counter_host(0), 0) << "launch " << launch;
+  }
 }
 
 TEST(VectorLanes, SumAddsEachThreadsLanes) {

@@ -19,8 +19,8 @@ nlohmann::json launch_plan_json(const LaunchPlan& plan);
 class BenchReport {
  public:
   BenchReport(const BenchOptions& options, HardwareLimits limits);
-  // stream: time_stream_read of the case's bytes, the floor of its kernel time.
-  void add_case(const WorkloadSpec& spec, const HostProblem& layout, const Work& work, const Timing& stream);
+  // stream: time_stream_read of the case's bytes, the floor of its run() timings.
+  void add_case(const WorkloadSpec& spec, const HostProblem& layout, const Work& work, const RunTimings& stream);
   // t: attention() host call to completion; r: the plan's run().
   void add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced, const Timing& t,
                   const RunTimings& r, const Work& work);

@@ -64,7 +64,7 @@ struct StreamRead {
 
 }  // namespace
 
-Timing time_stream_read(std::size_t bytes, int runs) {
+RunTimings time_stream_read(std::size_t bytes, int runs) {
   // 2 GiB at most, read as often as it takes: each pass is far past the L2.
   const std::size_t total = bytes / sizeof(Chunk), held = std::min(total, (std::size_t(2) << 30) / sizeof(Chunk));
   const Kokkos::View<Chunk*, MemorySpace> buffer("kattn::stream_read", held);  // zeros: the sink never fires
@@ -81,10 +81,18 @@ Timing time_stream_read(std::size_t bytes, int runs) {
     }
   };
   enqueue();  // warm-up
+  space.fence();
+  std::vector<double> call, host, kernel;
+  for (int i = 0; i < runs; ++i) {
+    Kokkos::Timer timer;
+    enqueue();
+    host.push_back(timer.seconds() * 1e6);
+    space.fence();
+    call.push_back(timer.seconds() * 1e6);
+  }
   KernelClock clock(space);
-  std::vector<double> samples;
-  for (int i = 0; i < runs; ++i) samples.push_back(clock.time_us(enqueue));
-  return summarize(samples);
+  for (int i = 0; i < runs; ++i) kernel.push_back(clock.time_us(enqueue));
+  return {summarize(call), summarize(host), summarize(kernel)};
 }
 
 std::string today() {

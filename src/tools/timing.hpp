@@ -111,9 +111,10 @@ RunTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup
   return {summarize(call), summarize(host), summarize(kernel)};
 }
 
-// Kernel time (as run()'s, KernelClock) of a plain team kernel that reads `bytes` once with 16-byte
-// loads from a contiguous buffer: what that timing allows a kernel that must read as much.
-Timing time_stream_read(std::size_t bytes, int runs);
+// A plain team kernel that reads `bytes` once with 16-byte loads from a contiguous buffer, timed as
+// run() is (one launch up to 2 GiB): what Kokkos and the device allow a call that must read as much,
+// for its kernel time, its host call to completion and the host time of its launch.
+RunTimings time_stream_read(std::size_t bytes, int runs);
 
 // "2026-11-23" (UTC), for the provenance of written results.
 std::string today();

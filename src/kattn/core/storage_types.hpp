@@ -44,7 +44,15 @@ KOKKOS_INLINE_FUNCTION std::uint32_t shift_round_even(std::uint32_t value, int s
 
 }  // namespace detail
 
+// Round to nearest even (±65520 and beyond to ±inf; NaN stays NaN). On CUDA the conversion
+// instruction rounds the same way (NaN's payload may differ): one instruction instead of ~40,
+// which matters in the straight-line epilogues of kernels that write each element once.
 KOKKOS_INLINE_FUNCTION fp16_t fp16_from_float(float f) {
+#if defined(__CUDA_ARCH__)
+  std::uint16_t bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+  return {bits};
+#else
   const std::uint32_t x = detail::float_bits(f);
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   const std::uint32_t magnitude = x & 0x7fffffffu;
@@ -59,9 +67,15 @@ KOKKOS_INLINE_FUNCTION fp16_t fp16_from_float(float f) {
   // Normal: rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits; a carry
   // into the exponent is the correct result.
   return {static_cast<std::uint16_t>(sign | detail::shift_round_even(magnitude - 0x38000000u, 13))};
+#endif
 }
 
 KOKKOS_INLINE_FUNCTION float fp16_to_float(fp16_t h) {
+#if defined(__CUDA_ARCH__)
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
+  return f;
+#else
   const std::uint32_t sign = static_cast<std::uint32_t>(h.bits & 0x8000u) << 16;
   const std::uint32_t exponent = (h.bits >> 10) & 0x1fu;
   const std::uint32_t mantissa = h.bits & 0x3ffu;
@@ -71,12 +85,20 @@ KOKKOS_INLINE_FUNCTION float fp16_to_float(fp16_t h) {
   }
   if (exponent == 31) return detail::bits_float(sign | 0x7f800000u | (mantissa << 13));
   return detail::bits_float(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+#endif
 }
 
+// Round to nearest even; NaN stays NaN (as fp16_from_float, the instruction on CUDA sm_80+).
 KOKKOS_INLINE_FUNCTION bf16_t bf16_from_float(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  std::uint16_t bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+  return {bits};
+#else
   const std::uint32_t x = detail::float_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return {static_cast<std::uint16_t>((x >> 16) | 0x40u)};  // quiet NaN
   return {static_cast<std::uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16)};
+#endif
 }
 
 KOKKOS_INLINE_FUNCTION float bf16_to_float(bf16_t b) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kattn/kernels/kernel_args.hpp"
+#include "kattn/tiles/team_arrival.hpp"
 #include "kattn/tiles/vector_lanes.hpp"
 
 namespace kattn {
@@ -143,31 +144,19 @@ struct SegmentReduceKernel {
 
 // The last team of a split-KV row group to finish merges every partition of its rows (query
 // heads first_head .. first_head + rows - 1 of `token`) into the output, with `scratch` of
-// split_kv_merge_bytes(rows, num_partitions); the counter goes back to zero for the next call. The
-// fences order each team's partials before its count and the last team's reads after it (CUDA's
-// threadfence-reduction pattern). Called by every thread of the team, after its partials are
-// written. It sits at the end of every split-KV launch's critical path, so its loads go out in
-// two rounds whatever the rows and partitions: every partition's max and sum at once, then every
-// output element's partials at once (four at a time where the head size allows), the reductions
-// between them in scratch. (Rounds of loads a row and an element, one after the other, took
-// ~10 µs of a 24 µs batch-1 decode on the H100.)
+// split_kv_merge_bytes(rows, num_partitions); the counter goes back to zero for the next call
+// (team_arrive_last: each team's partials are released with its arrival, acquired by the last).
+// Called by every thread of the team, after its partials are written. It sits at the end of every
+// split-KV launch's critical path, so its loads go out in two rounds whatever the rows and
+// partitions: every partition's max and sum at once, then every output element's partials at once
+// (four at a time where the head size allows), the reductions between them in scratch. (Rounds of
+// loads a row and an element, one after the other, took ~10 µs of a 24 µs batch-1 decode on the H100.)
 template <class Space, class Member, class Args>
 KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const Args& args,
                                                      const SegmentPartials& partials, std::int32_t* counter,
                                                      int num_partitions, int token, int first_head, int rows,
                                                      float* scratch) {
-  Kokkos::memory_fence();
-  team.team_barrier();
-  int last = 0;
-  Kokkos::single(
-      Kokkos::PerTeam(team),
-      [&](int& is_last) {
-        is_last = Kokkos::atomic_fetch_add(counter, 1) == num_partitions - 1;
-        if (is_last) *counter = 0;
-      },
-      last);
-  if (!last) return;
-  Kokkos::memory_fence();
+  if (!team_arrive_last(team, counter, num_partitions)) return;
   const int partitions = num_partitions;
   float* const inverse_total = scratch;                 // [rows]
   float* const weights = scratch + rows;                // [rows][partitions]: the maxima, then the weights

@@ -144,23 +144,29 @@ KATTN_UNROLL
       team.team_barrier();  // read: the region is free for the partition merge
     }
 
-KATTN_UNROLL
-    for (int h = 0; h < 2; ++h) {
-      if (!real_row[h] || warp > 0) continue;  // warp 0 holds the merged state
-      const float inverse_sum = f.state[h].inverse_sum();
+    // Straight-line code each warp runs once, its instructions fetched cold: one store path per
+    // launch shape, each row's address computed once.
+    const auto for_row_elements = [&](int h, auto&& store) {
 KATTN_UNROLL
       for (int n = 0; n < kFragmentMaxHead / 16; ++n) {
         if (16 * n >= head_size) break;
 KATTN_UNROLL
-        for (int i = h; i < 4; i += 2) {
-          const int d = 16 * n + key_row_element(lane, i);
-          if (grid.num_partitions > 1) partials.out(it.partition, it.token, head[h], d) = f.o[n][i];
-          else args.store_out(it.token, head[h], d, f.o[n][i] * inverse_sum);
-        }
+        for (int i = h; i < 4; i += 2) store(16 * n + key_row_element(lane, i), f.o[n][i]);
       }
-      if (grid.num_partitions > 1 && (lane >> 2) == 0) {
-        partials.max(it.partition, it.token, head[h]) = f.state[h].max;
-        partials.sum(it.partition, it.token, head[h]) = f.state[h].sum;
+    };
+KATTN_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      if (!real_row[h] || warp > 0) continue;  // warp 0 holds the merged state
+      if (grid.num_partitions > 1) {
+        float* const row = &partials.out(it.partition, it.token, head[h], 0);  // contiguous in d
+        for_row_elements(h, [&](int d, float value) { row[d] = value; });
+        if ((lane >> 2) == 0) {
+          partials.max(it.partition, it.token, head[h]) = f.state[h].max;
+          partials.sum(it.partition, it.token, head[h]) = f.state[h].sum;
+        }
+      } else {
+        const float inverse_sum = f.state[h].inverse_sum();
+        for_row_elements(h, [&](int d, float value) { args.store_out(it.token, head[h], d, value * inverse_sum); });
       }
     }
     if (grid.num_partitions > 1)
