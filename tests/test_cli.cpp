@@ -185,6 +185,8 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   EXPECT_NEAR(result.at("bandwidth_share").get<double>(),
               result.at("kernel_gb_per_s").get<double>() / doc.at("hardware").at("copy_gb_per_s").get<double>(), 1e-12);
   EXPECT_TRUE(result.at("peak_share").is_null());
+  EXPECT_GT(result.at("graph_run_mean_us").get<double>(), 0.0);  // the run captured as a graph, replayed
+  EXPECT_GE(result.at("graph_run_mean_us").get<double>(), result.at("graph_run_host_mean_us").get<double>());
   EXPECT_NE(result.at("plan_source").get<std::string>(), "");  // the plan that ran, even with no warm-up
 }
 

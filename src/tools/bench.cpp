@@ -73,7 +73,7 @@ int bench_command(const BenchOptions& o) {
         LaunchPlan plan;
         const Timing t = time_runs(device, options, o.warmup, o.runs, plan);
         const AttentionPlan planned = plan_attention(device.inputs, device.params, batch_metadata, workspace, options);
-        const RunTimings r = time_plan_runs(device, planned, o.warmup, o.runs);
+        const PlanTimings r = time_plan_runs(device, planned, o.warmup, o.runs);
         report.add_result(spec, layout.geometry, plan, bool(options.variant), t, r, work);
       }
     });

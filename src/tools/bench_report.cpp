@@ -61,11 +61,12 @@ BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
   for (const auto& [dtype, peak] : limits_.peak_tflop_per_s)
     fmt::print(" {} {}", dtype, peak ? fmt::format("{:.1f}", *peak) : "unknown");
   fmt::print(" ({})\n{} warm-up + {} timed runs each; mean: attention() host call to completion; run: the plan's"
-             " run() host call to completion (host: its host time alone); kernel: device events, L2 flushed;"
+             " run() host call to completion (host: its host time alone); graph: the run captured as a graph, a replay's host call"
+             " to completion; kernel: device events, L2 flushed;"
              " GB/s, TFLOP/s and shares on kernel time\n",
              limits_.peak_source, options_.warmup, options_.runs);
-  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>8} {:>6} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n",
-             "case", "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "run us", "host", "kernel us", "GB/s",
+  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>8} {:>6} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n",
+             "case", "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "run us", "host", "graph us", "kernel us", "GB/s",
              "TFLOP/s", "%copy", "%peak", "plan");
 }
 
@@ -99,7 +100,9 @@ void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const
 }
 
 void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced,
-                             const Timing& t, const RunTimings& r, const Work& work) {
+                             const Timing& t, const PlanTimings& timings, const Work& work) {
+  const RunTimings& r = timings.run;
+  const RunTimings& replay = timings.replay;
   const auto rates = [&](double us) { return std::pair(work.bytes / (us * 1e3), work.flops / (us * 1e6)); };
   const auto [gbs, tflops] = rates(t.mean_us);
   const auto [kernel_gbs, kernel_tflops] = rates(r.kernel.mean_us);
@@ -107,9 +110,9 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
   const std::optional<double> peak = peak_tflop_per_s(limits_, spec.dtype);
   const std::optional<double> peak_share = peak ? std::optional<double>(kernel_tflops / *peak) : std::nullopt;
   fmt::print(
-      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>8.1f} {:>6.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
+      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>8.1f} {:>6.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
       spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
-      plan.vector_length, t.mean_us, t.stddev_us, r.call.mean_us, r.host.mean_us, r.kernel.mean_us, kernel_gbs,
+      plan.vector_length, t.mean_us, t.stddev_us, r.call.mean_us, r.host.mean_us, replay.call.mean_us, r.kernel.mean_us, kernel_gbs,
       kernel_tflops, percent(bandwidth_share), percent(peak_share),
       forced ? std::string("forced")
              : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
@@ -131,6 +134,9 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
               {"kernel_mean_us", r.kernel.mean_us},
               {"kernel_median_us", r.kernel.median_us},
               {"kernel_p90_us", r.kernel.p90_us},
+              {"graph_run_mean_us", replay.call.mean_us},
+              {"graph_run_host_mean_us", replay.host.mean_us},
+              {"graph_kernel_mean_us", replay.kernel.mean_us},
               {"bytes", work.bytes},
               {"flops", work.flops},
               {"gb_per_s", gbs},
@@ -160,7 +166,8 @@ void BenchReport::write_json(const std::string& path) const {
                            {"tuning_table", options_.tuning_table.empty() ? nlohmann::json(nullptr)
                                                                           : nlohmann::json(options_.tuning_table)},
                            {"timing", "mean_us: attention() host call to completion, fenced before and after each run; "
-                                      "run_*: the plan's run(), planned once (run_host: the call alone); kernel_*: "
+                                      "run_*: the plan's run(), planned once (run_host: the call alone); graph_*: that run captured "
+                                      "once as a graph, its replays timed as run_* and kernel_*; kernel_*: "
                                       "device events around run(), L2 flushed before each (by writing 256 MiB); stream_* (per case): a "
                                       "plain streaming read of the case's bytes in one launch, timed as run_* and kernel_*; "
                                       "gb_per_s and tflop_per_s on mean_us, kernel_* rates and the shares on kernel "

@@ -21,9 +21,9 @@ class BenchReport {
   BenchReport(const BenchOptions& options, HardwareLimits limits);
   // stream: time_stream_read of the case's bytes, the floor of its run() timings.
   void add_case(const WorkloadSpec& spec, const HostProblem& layout, const Work& work, const RunTimings& stream);
-  // t: attention() host call to completion; r: the plan's run().
+  // t: attention() host call to completion; timings: the plan's run() and its graph replays.
   void add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced, const Timing& t,
-                  const RunTimings& r, const Work& work);
+                  const PlanTimings& timings, const Work& work);
   void write_json(const std::string& path) const;
 
  private:

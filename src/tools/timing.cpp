@@ -80,19 +80,7 @@ RunTimings time_stream_read(std::size_t bytes, int runs) {
       Kokkos::parallel_for("kattn::stream_read", Kokkos::TeamPolicy<ExecutionSpace>(space, int(teams), threads), read);
     }
   };
-  enqueue();  // warm-up
-  space.fence();
-  std::vector<double> call, host, kernel;
-  for (int i = 0; i < runs; ++i) {
-    Kokkos::Timer timer;
-    enqueue();
-    host.push_back(timer.seconds() * 1e6);
-    space.fence();
-    call.push_back(timer.seconds() * 1e6);
-  }
-  KernelClock clock(space);
-  for (int i = 0; i < runs; ++i) kernel.push_back(clock.time_us(enqueue));
-  return {summarize(call), summarize(host), summarize(kernel)};
+  return time_enqueued(space, 1, runs, enqueue);
 }
 
 std::string today() {

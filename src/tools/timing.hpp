@@ -60,10 +60,10 @@ Timing time_runs(const Device& d, const AttentionOptions& options, int warmup, i
   return summarize(timed_runs(d, options, runs, plan));
 }
 
-// Timings of a plan's run() (the plan made once, outside): `call` from the host call to completion
-// (fenced before and after), `host` the call alone (it enqueues launches; the device finishes
-// after), `kernel` the device time of its launches from events, the L2 flushed before each run
-// (as triton.testing.do_bench times the baselines).
+// Timings of a call that enqueues launches (a plan's run(), made once outside): `call` from the host
+// call to completion (fenced before and after), `host` the call alone (the device finishes after),
+// `kernel` the device time of its launches from events, the L2 flushed before each run (as
+// triton.testing.do_bench times the baselines).
 struct RunTimings {
   Timing call, host, kernel;
 };
@@ -93,22 +93,37 @@ class KernelClock {
   int flushes_ = 0;
 };
 
-template <class Device>
-RunTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup, int runs) {
-  const ExecutionSpace space;
-  for (int i = 0; i < warmup; ++i) run(plan, d.inputs, d.out, space);
+// RunTimings of what `enqueue` puts on `space` (after `warmup` untimed calls).
+template <class Enqueue>
+RunTimings time_enqueued(const ExecutionSpace& space, int warmup, int runs, const Enqueue& enqueue) {
+  for (int i = 0; i < warmup; ++i) enqueue();
   space.fence();
   std::vector<double> call, host, kernel;
   for (int i = 0; i < runs; ++i) {
     Kokkos::Timer timer;
-    run(plan, d.inputs, d.out, space);
+    enqueue();
     host.push_back(timer.seconds() * 1e6);
     space.fence();
     call.push_back(timer.seconds() * 1e6);
   }
   KernelClock clock(space);
-  for (int i = 0; i < runs; ++i) kernel.push_back(clock.time_us([&] { run(plan, d.inputs, d.out, space); }));
+  for (int i = 0; i < runs; ++i) kernel.push_back(clock.time_us(enqueue));
   return {summarize(call), summarize(host), summarize(kernel)};
+}
+
+// A plan's run(), and the same run captured once as a graph (capture_run) and replayed: what a
+// serving loop that replays its decode steps waits (the launch cached, paper 6.2).
+struct PlanTimings {
+  RunTimings run, replay;
+};
+
+template <class Device>
+PlanTimings time_plan_runs(const Device& d, const AttentionPlan& plan, int warmup, int runs) {
+  const ExecutionSpace space;
+  const RunTimings eager = time_enqueued(space, warmup, runs, [&] { run(plan, d.inputs, d.out, space); });
+  const AttentionGraph graph = capture_run(plan, d.inputs, d.out, space);
+  // The first replay instantiates the graph: never timed.
+  return {eager, time_enqueued(space, warmup > 0 ? warmup : 1, runs, [&] { graph.replay(); })};
 }
 
 // A plain team kernel that reads `bytes` once with 16-byte loads from a contiguous buffer, timed as
