@@ -123,6 +123,21 @@ TEST(Planner, SplitKvPartitionsCoverTheLongestVisibleRange) {
   EXPECT_EQ(plan_launch(b, llama(), 2, true, options).num_segments, 1);
 }
 
+TEST(Planner, SplitKvWarpsHaveATileEachAtLeast) {
+  AttentionOptions options;
+  options.variant = Variant::split_kv;
+  options.team_size = 4;
+  BatchMetadata b = batch(2, 1);
+  for (const int keys : {16, 20, 40, 1000}) {
+    b.max_seq_len = keys;
+    const LaunchPlan plan = plan_launch(b, llama(), 2, true, options);
+    if (!plan.register_rows) GTEST_SKIP() << "the warps of the tensor-core split-KV kernel (CUDA)";
+    const int tiles = (plan.tile_size + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
+    EXPECT_LE(plan.team_size, tiles) << keys << " keys";
+    if (keys == 16) EXPECT_EQ(plan.team_size, 1);  // one tile: one warp
+  }
+}
+
 TEST(Planner, TensorCoresOnlyWhereAvailable) {
   AttentionOptions options;
   options.variant = Variant::qblock;
