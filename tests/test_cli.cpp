@@ -305,25 +305,27 @@ TEST(Cli, BenchUntunedPlansWithoutATable) {
   EXPECT_EQ(run_cli("bench --scenario x.json --untuned --tuning-table t.json").exit_code, cli::kBadInput);
 }
 
-// A tiny sweep end to end: a mixed case gives its decodes and its rest as samples, and the fitted
-// table loads, with plans from the space.
+// A tiny sweep end to end over two scenario files: a mixed case gives its decodes and its rest as
+// samples, and the fitted table loads, with plans from the space.
 TEST(Cli, TuneSweepsAndFitsATable) {
   const std::string space = temp_path("tune_space.json");
   std::ofstream(space) << R"({"defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "num_segments": 1,
                                            "team_size": 1, "vector_length": 1, "grid_teams": 0},
     "groups": [{"when": [{"feature": "max_query_len", "at_most": 1}], "variants": ["split_kv"], "tile_size": [16, 64]},
                {"when": [{"feature": "max_query_len", "at_least": 2}], "variants": ["qblock"], "block_m": [8, 16]}]})";
-  const std::string scenario = temp_path("tune_scenario.json");
+  const std::string scenario = temp_path("tune_scenario.json"), more = temp_path("tune_scenario_more.json");
   std::ofstream(scenario) << R"({"cases": [
     {"name": "m", "model": "tiny", "batch_size": 3, "min_seq_len": 4, "max_seq_len": 40, "decode_share": 0.34},
-    {"name": "d", "model": "tiny", "batch_size": 2, "min_seq_len": 20, "max_seq_len": 40, "decode_share": 1.0},
+    {"name": "d", "model": "tiny", "batch_size": 2, "min_seq_len": 20, "max_seq_len": 40, "decode_share": 1.0}]})";
+  std::ofstream(more) << R"({"cases": [
     {"name": "p", "model": "tiny", "batch_size": 2, "min_seq_len": 4, "max_seq_len": 20}]})";
   const std::string out = temp_path("tune_out");
-  const CliResult r = run_cli("tune --scenario " + scenario + " --space " + space + " --out " + out +
+  const CliResult r = run_cli("tune --scenario " + scenario + "," + more + " --space " + space + " --out " + out +
                               " --warmup 0 --runs 1 --arch test");
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("[1/4] m[decodes] fp16: 2 plans"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[2/4] m[rest] fp16: 2 plans"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[4/4] p fp16: 2 plans"), std::string::npos) << r.output;  // the second file's case
   EXPECT_NE(r.output.find("untuned defaults"), std::string::npos) << r.output;
 
   const nlohmann::json raw = read_json(out + "/raw.json");

@@ -10,7 +10,7 @@ namespace kattn::cli {
 namespace {
 
 void add_sweep_options(CLI::App* app, SweepOptions& o) {
-  app->add_option("--scenario", o.scenario, "scenario JSON file");
+  app->add_option("--scenario", o.scenario, "scenario JSON file, or several separated by commas");
   app->add_option("--case", o.only_cases, "sweep only these cases (comma separated; with or without the -dtype)")
       ->delimiter(',');
   app->add_option("--space", o.space, "search space JSON (default: data/tuning/spaces/gpu.json, host.json on CPUs)");

@@ -146,10 +146,22 @@ struct ScenarioSample {
   TuneSample sample;
 };
 
+// The cases of every scenario file in `paths` (comma separated), in order.
+std::vector<WorkloadSpec> load_scenarios(const std::string& paths) {
+  std::vector<WorkloadSpec> specs;
+  std::size_t begin = 0;
+  while (begin <= paths.size()) {
+    const std::size_t end = std::min(paths.find(',', begin), paths.size());
+    for (WorkloadSpec& spec : load_scenario(paths.substr(begin, end - begin))) specs.push_back(std::move(spec));
+    begin = end + 1;
+  }
+  return specs;
+}
+
 std::vector<ScenarioSample> scenario_samples(const SweepOptions& o) {
   std::vector<ScenarioSample> samples;
   std::vector<std::string> unmatched = o.only_cases;
-  for (const WorkloadSpec& spec : load_scenario(o.scenario)) {
+  for (const WorkloadSpec& spec : load_scenarios(o.scenario)) {
     const std::string base = scenario_case(spec.name, std::string(to_string(spec.dtype)));
     auto matches = [&](const std::string& name) { return name == spec.name || name == base; };
     if (!o.only_cases.empty() && std::none_of(o.only_cases.begin(), o.only_cases.end(), matches)) continue;
