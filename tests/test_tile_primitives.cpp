@@ -1,14 +1,16 @@
-// The split-KV kernels' tile primitives on their own, on the build's execution space: staging
-// paged K/V rows into scratch (team_stage_rows, a warp's WarpStageRing and its block-tile copy),
-// summing across a thread's vector lanes (vector_lanes_sum), the last-team handshake
+// The kernels' tile primitives on their own, on the build's execution space: staging paged K/V
+// rows into scratch (team_stage_rows, a team's TeamTileCopy, a warp's WarpStageRing and its
+// block-tile copy), summing across a thread's vector lanes (vector_lanes_sum), the last-team handshake
 // (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
-// (warp_key_rows.hpp, CUDA only), and the block/slot division (FastDivisor, host).
+// (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
+// (warp_fragments.hpp, CUDA only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/team_arrival.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/vector_lanes.hpp"
+#include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tiles/warp_key_rows.hpp"
 #include "kattn/tiles/warp_stage.hpp"
 
@@ -158,7 +160,8 @@ using StorageTypes = ::testing::Types<float, fp16_t, bf16_t, fp8_e4m3_t>;
 TYPED_TEST_SUITE(TilePrimitives, StorageTypes);
 
 TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
-  for (const int head_size : {16, 20}) {  // 20: unaligned rows and a partial last lane chunk
+  // 20: unaligned rows and a partial last lane chunk; 128: several chunks a lane (a warp's 8 lanes a row)
+  for (const int head_size : {16, 20, 128}) {
     const PagedCache<TypeParam> cache(head_size);
     const int first = 3, count = 9, rows = 12, stride = lanes_for(head_size) * kLaneElements;
     Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", rows, stride);
@@ -256,6 +259,67 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
         for (int j = 0; j < Ring::kRows; ++j)
           for (int d = 0; d < Ring::kHead; ++d) {
             const int key = t * Ring::kRows + j;
+            const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
+            ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
+            ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
+                << "block " << block_size << " V tile " << t << " row " << j;
+          }
+    }
+  }
+}
+
+// A team of 4 warps stages the K, then the V tile of each 64 keys (head 64) through its threads'
+// TeamTileCopy shares, and copies each out.
+template <class Storage>
+struct TeamTilesOverKeys {
+  static constexpr int kRows = 64, kHead = 64, kStride = kHead + kFragmentTilePad;
+  PagedKvAccessor<Storage> k, v;
+  const std::int32_t* block_ids;
+  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][K, V][rows][head]
+  int keys, block_size;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), 16));
+    const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
+    for (int t = 0; t < int(out.extent(0)); ++t)
+      for (int which = 0; which < 2; ++which) {
+        const int count = keys - t * kRows < kRows ? keys - t * kRows : kRows;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+        lanes.template copy<kStride>(unsigned(__cvta_generic_to_shared(tile)), which == 1, block_ids,
+                                     FastDivisor(block_size), t * kRows, count);
+#endif
+        team_stage_commit();
+        team_stage_wait(0);
+        team.team_barrier();
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * kHead), [&](int i) {
+          out(t, which, i / kHead, i % kHead) = to_float(tile[(i / kHead) * kStride + i % kHead]);
+        });
+        team.team_barrier();
+      }
+  }
+};
+
+TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
+  if constexpr (sizeof(TypeParam) != 2) {
+    GTEST_SKIP() << "the team tile copy takes 2-byte caches";
+  } else {
+    if (!register_rows_available()) GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
+    using Tiles = TeamTilesOverKeys<TypeParam>;
+    for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
+      const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
+      const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
+      PagedKvAccessor<TypeParam> v = cache.accessor();
+      v.data -= v.stride_head;  // V of head kKvHead is K of head kKvHead - 1
+      ASSERT_TRUE((TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
+      Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
+      TeamPolicy policy(1, 4, 32);
+      policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + 16));
+      Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
+      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+      for (int t = 0; t < num_tiles; ++t)
+        for (int j = 0; j < Tiles::kRows; ++j)
+          for (int d = 0; d < Tiles::kHead; ++d) {
+            const int key = t * Tiles::kRows + j;
             const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
             ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
             ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
@@ -386,6 +450,97 @@ TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
       float expected = 0.0f;
       for (int w = 0; w < Merge::kWarps; ++w) expected += weight(w) * Merge::element(w, r, d);
       ASSERT_NEAR(out(r, d), expected, 1e-5f * (1.0f + expected)) << "row " << r << " element " << d;
+    }
+  }
+}
+
+// One warp, 16 query rows of head 64 against one K/V tile of kFragmentTileKeys keys, in two online-
+// softmax steps (keys below 32, then the rest) so that the second rescales the first: Q loaded
+// from scratch (warp_load_q), S = Q · K^T (warp_scores, exact on small integers), the weights at
+// softmax scale kScale (warp_softmax_step), O += P · V (warp_accumulate), then the rows normalised
+// and stored through scratch (warp_write_rows, warp_store_rows). Row r sees keys below 34 + 2r,
+// except row 7, which sees none (its output is zeros).
+struct RowProducts {
+  static constexpr int kHead = 64, kStride = kHead + kFragmentTilePad, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
+  static constexpr float kScale = 0.125f;
+  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [16][head], [keys][head] ×2, [16][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;       // [16 rows][keys]
+
+  KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : 34 + 2 * row; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* q_tile = static_cast<fp16_t*>(
+        team.team_scratch(0).get_shmem_aligned((kRows + 2 * kKeys) * kStride * sizeof(fp16_t), 16));
+    fp16_t* k_tile = q_tile + kRows * kStride;
+    fp16_t* v_tile = k_tile + kKeys * kStride;
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kKeys * kHead), [&](int i) {
+      const int j = i / kHead, d = i % kHead;
+      if (j < kRows) q_tile[j * kStride + d] = q(j, d);
+      k_tile[j * kStride + d] = k(j, d);
+      v_tile[j * kStride + d] = v(j, d);
+    });
+    team.team_barrier();
+    WarpRowFragments<kHead> f;
+    warp_load_q<fp16_t>(f, q_tile, kStride, kHead);
+    const int lane = warp_lane();
+    for (int step = 0; step < 2; ++step) {
+      WarpScores s;
+      warp_scores<fp16_t>(f, k_tile, kStride, kHead, s);
+      for (int j = 0; j < kKeys / 8; ++j)
+        for (int i = 0; i < 4; ++i) {
+          const int row = fragment_row(lane, i), key = 8 * j + fragment_column(lane, i);
+          if (step == 0) scores(row, key) = s[j][i];
+          if ((key < 32) != (step == 0) || key >= keys_seen(row)) s[j][i] = -compat::infinity();
+        }
+      warp_softmax_step(f, s, kScale);
+      warp_accumulate<fp16_t>(f, s, v_tile, kStride, kHead);
+    }
+    warp_finish_sums(f);
+    const float row_scale[2] = {f.state[0].inverse_sum(), f.state[1].inverse_sum()};
+    warp_write_rows(f, row_scale, q_tile, kStride, kHead);  // Q is in registers: its rows take the output
+    warp_store_rows(q_tile, kStride, kHead, kRows, [&](int r) { return &out(r, 0); });
+  }
+};
+
+TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
+  if (!register_rows_available()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
+  using P = RowProducts;
+  const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
+  using Tile = decltype(P::q);
+  const P p{Tile("q", P::kRows, P::kHead), Tile("k", P::kKeys, P::kHead), Tile("v", P::kKeys, P::kHead),
+            Tile("out", P::kRows, P::kHead), decltype(P::scores)("s", P::kRows, P::kKeys)};
+  auto q = Kokkos::create_mirror_view(p.q), k = Kokkos::create_mirror_view(p.k), v = Kokkos::create_mirror_view(p.v);
+  for (int d = 0; d < P::kHead; ++d) {
+    for (int r = 0; r < P::kRows; ++r) q(r, d) = from_float<fp16_t>(value(r, d, 1));
+    for (int j = 0; j < P::kKeys; ++j) {
+      k(j, d) = from_float<fp16_t>(value(j, d, 2));
+      v(j, d) = from_float<fp16_t>(value(j, d, 4));
+    }
+  }
+  Kokkos::deep_copy(p.q, q);
+  Kokkos::deep_copy(p.k, k);
+  Kokkos::deep_copy(p.v, v);
+  TeamPolicy policy(1, 1, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam((P::kRows + 2 * P::kKeys) * P::kStride * sizeof(fp16_t) + 16));
+  Kokkos::parallel_for(policy, p);
+  const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
+  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.out);
+  for (int r = 0; r < P::kRows; ++r) {
+    double max = -compat::infinity(), sum = 0.0;
+    for (int j = 0; j < P::kKeys; ++j) {
+      double dot = 0.0;
+      for (int d = 0; d < P::kHead; ++d) dot += value(r, d, 1) * value(j, d, 2);
+      ASSERT_EQ(scores(r, j), dot) << "row " << r << " key " << j;
+      if (j < P::keys_seen(r)) max = std::max(max, P::kScale * dot);
+    }
+    std::vector<double> weight(P::kKeys, 0.0);
+    for (int j = 0; j < P::keys_seen(r); ++j) sum += weight[std::size_t(j)] = std::exp(P::kScale * scores(r, j) - max);
+    for (int d = 0; d < P::kHead; ++d) {
+      double expected = 0.0;
+      for (int j = 0; j < P::kKeys; ++j) expected += weight[std::size_t(j)] * value(j, d, 4);
+      expected = sum > 0.0 ? expected / sum : 0.0;
+      // The weights are rounded to fp16 before P · V, the output after it: a few fp16 ulps.
+      ASSERT_NEAR(to_float(out(r, d)), expected, 4e-3 * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
     }
   }
 }

@@ -145,9 +145,11 @@ TEST(Planner, TensorCoresOnlyWhereAvailable) {
   const LaunchPlan plan = plan_launch(batch(2, 1), llama(), 2, true, options);
   EXPECT_EQ(plan.tensor_cores, tensor_cores_available() && plan.vector_length == tensor_core_lanes());
   EXPECT_FALSE(plan_launch(batch(2, 1), llama(), 4, false, options).tensor_cores);  // fp32 operands
-  // On tensor cores, rows live in registers: 16 per warp, tiles of the fragments' size.
+  // On tensor cores, rows live in registers: 16 per warp in teams of at most 4 warps, tiles of the
+  // fragments' size.
   EXPECT_EQ(plan.register_rows, plan.tensor_cores && register_rows_available());
   if (plan.register_rows) {
+    EXPECT_LE(plan.team_size, kFragmentMaxWarps);
     EXPECT_EQ(plan.block_m, kFragmentRows * plan.team_size);  // 4 query heads per KV head divide 16
     EXPECT_EQ(plan.tile_size, kFragmentTileKeys);
   }

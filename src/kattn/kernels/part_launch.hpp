@@ -15,6 +15,7 @@
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -78,6 +79,13 @@ struct PartLaunch {
 template <class Args>
 bool kv_rows_aligned(const Args& args) {
   return lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
+}
+
+// Whether every row of a [tokens, heads, head_size] view (contiguous) admits 16-byte loads or stores.
+template <class View>
+bool token_rows_aligned(const View& rows, int head_size) {
+  return reinterpret_cast<std::uintptr_t>(rows.data()) % 16 == 0 &&
+         (head_size * sizeof(typename View::value_type)) % 16 == 0;
 }
 
 template <class Launches, class Args>
@@ -172,9 +180,18 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   bool launched = false;
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
     if (plan.register_rows) {
-      using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented>;
-      launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, kv_rows_aligned(args)},
-             Kernel::scratch_bytes(g.head_size));
+      const bool aligned = kv_rows_aligned(args) && token_rows_aligned(args.q, g.head_size);
+      const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
+      const auto launch_mma = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
+        using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value>;
+        const bool tile_copy =
+            decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
+        launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
+                      aligned, tile_copy, rows_out},
+               Kernel::scratch_bytes(g.head_size));
+      };
+      if (g.head_size == 128) launch_mma(std::integral_constant<int, 128>{});
+      else launch_mma(std::integral_constant<int, 0>{});
       launched = true;
     }
   }

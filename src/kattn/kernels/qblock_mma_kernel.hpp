@@ -1,10 +1,13 @@
 // The Q-block kernels on tensor cores with register-resident rows (paper 4.4–4.7, laid out like
-// FlashAttention-2): the work items of QBlockKernel (qblock_item), but a team of W warps takes a
-// Q block of 16·W rows and each warp keeps its 16 rows' Q, output and softmax state in registers
-// (warp_fragments.hpp). The team shares only the K/V tiles it stages in scratch, two pairs of
-// them: while it computes on one, the next one's copies are in flight (cp.async on CUDA).
-// The planner picks it (LaunchPlan::register_rows) for fp16/bf16 on CUDA with head sizes up to
-// kFragmentMaxHead in multiples of 16; everything else runs QBlockKernel.
+// FlashAttention-2): the work items of QBlockKernel (qblock_item), but a team of W ≤ 4 warps takes
+// a Q block of 16·W rows and each warp keeps its 16 rows' Q, output and softmax state in registers
+// (warp_fragments.hpp). The team shares one K tile and one V tile of kFragmentTileKeys keys in
+// scratch (34.8 KB at head 128, under Kokkos 4.6's 40,936-byte cap), pipelined as
+// FlashAttention-2 does: V(t) is copied while the warps compute Q·K(t)^T, K(t + 1) while they take
+// the softmax and P·V(t). Several such teams share an SM (their registers allow 3), and they hide
+// each other's copies and barriers. The planner picks it (LaunchPlan::register_rows) for fp16/bf16
+// on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
+// QBlockKernel.
 #pragma once
 
 #include "kattn/kernels/qblock_item.hpp"
@@ -14,11 +17,16 @@
 
 namespace kattn {
 
-template <class Space, class Args, bool Segmented>
+// HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
+// any head size the kernel takes, read from args.
+template <class Space, class Args, bool Segmented, int HeadSize = 0>
 struct QBlockMmaKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
+  using Out = typename Args::out_type;
+  static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
+  using TileCopy = TeamTileCopy<Cache, kFragmentTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
 
   Args args;
   Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
@@ -26,36 +34,76 @@ struct QBlockMmaKernel {
   int block_q;               // tokens per Q block: 16 · warps / queries_per_kv
   int num_segments;
   bool static_grid;
-  bool aligned;  // cache rows allow 16-byte loads (lane_chunks_aligned)
+  FastDivisor block_size;  // the cache's
+  bool aligned;    // cache and query rows allow 16-byte loads (lane_chunks_aligned)
+  bool tile_copy;  // TileCopy applies (HeadSize > 0 only)
+  bool rows_out;   // 16-bit output whose rows allow 16-byte stores: written through scratch
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
-  static std::size_t scratch_bytes(int head_size) { return 4 * tile_bytes(head_size) + 16; }  // + alignment
+  static std::size_t scratch_bytes(int head_size) { return 2 * tile_bytes(head_size) + 16; }  // + alignment
 
+  // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
+  // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    // K and V tiles for two steps, in that order: step buffer b holds K at 2b and V at 2b + 1.
-    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(4 * tile_bytes(args.head_size), 16));
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(2 * tile_bytes(head_size()), 16));
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
-      if (team.league_rank() < items) process(team, tiles, team.league_rank());
+      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
       return;
     }
-    for (int item = team.league_rank(); item < items; item += team.league_size()) process(team, tiles, item);
+    for (int item = team.league_rank(); item < items; item += team.league_size()) {
+      process(team, tiles, items - 1 - item);
+      team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
+    }
   }
+
+  KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
     const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const ScoreRules& rules = args.rules;
-    const int head_size = args.head_size;
-    const int lane = warp_lane();
-    const int row0 = team.team_rank() * kFragmentRows;
+    const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
+    const int lane = warp_lane(), warp = team.team_rank();
+    const int row0 = warp * kFragmentRows;
+    const int valid_rows = rows.valid_tokens * rows.queries_per_kv;
+    Cache* const k_tile = tiles;
+    Cache* const v_tile = tiles + kFragmentTileKeys * stride;
 
-    WarpRowFragments f;
-    load_q_fragments<Cache>(f, head_size, [&](int r, int d) {
-      return rows.valid(row0 + r) ? args.q(rows.token(row0 + r), rows.head(row0 + r), d) : Cache{0};
-    });
+    const std::int32_t* block_row = &args.block_table(rows.seq, 0);
+    const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
+    const TileCopy tile_lanes(args.k, args.v, rows.kv_head, warp, team.team_size(), lane);
+    const auto stage = [&](bool values, int tile, Cache* to) {
+      const int first = tile * kFragmentTileKeys;
+      const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      if constexpr (HeadSize > 0) {
+        if (tile_copy) {
+          tile_lanes.template copy<fragment_tile_stride(kMaxHead)>(unsigned(__cvta_generic_to_shared(to)), values,
+                                                                   block_row, block_size, first, count);
+          return team_stage_commit();
+        }
+      }
+#endif
+      team_stage_rows(team, values ? args.v : args.k, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
+                      to);
+      team_stage_commit();
+    };
+    // The block's Q rows go through the V buffer, beside the first K tile's copies.
+    const Cache* q_base = args.q.data();
+    team_stage_rows_at(
+        team,
+        [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; },
+        valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, v_tile);
+    if (it.tile_begin < it.tile_end) stage(false, it.tile_begin, k_tile);
+    team_stage_commit();
+    team_stage_wait(0);
+    team.team_barrier();
+    WarpRowFragments<kMaxHead> f;
+    warp_load_q<Cache>(f, v_tile + row0 * stride, stride, head_size);
+
     // This lane's two rows: the keys each sees, and its start (a sink's 1 counted by one lane of four).
     int position[2], head[2], key_begin[2], key_end[2];
 KATTN_UNROLL
@@ -69,9 +117,7 @@ KATTN_UNROLL
       if (lane & 3) f.state[h].sum = 0.0f;
     }
     // The keys of the warp's rows, for skipping tiles that none of them sees (causal diagonals).
-    const int last_row = rows.valid_tokens * rows.queries_per_kv - 1 < row0 + kFragmentRows - 1
-                             ? rows.valid_tokens * rows.queries_per_kv - 1
-                             : row0 + kFragmentRows - 1;
+    const int last_row = valid_rows - 1 < row0 + kFragmentRows - 1 ? valid_rows - 1 : row0 + kFragmentRows - 1;
     const bool warp_has_rows = row0 <= last_row;
     const int warp_key_begin = rules.first_key(rows.position(row0));
     const int warp_key_end = warp_has_rows ? rules.end_key(rows.position(last_row), rows.seq_len, rows.seq) : 0;
@@ -81,39 +127,18 @@ KATTN_UNROLL
     const int unmasked_end = warp_has_rows ? rules.end_key(rows.position(row0), rows.seq_len, rows.seq) : 0;
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
 
-    const std::int32_t* block_row = &args.block_table(rows.seq, 0);
-    const int tile_elements = kFragmentTileKeys * fragment_tile_stride(head_size);
-    const auto stage = [&](int tile, int buffer) {
+    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+      if (tile > it.tile_begin) team_stage_wait(0);
+      team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
+      stage(true, tile, v_tile);
       const int first = tile * kFragmentTileKeys;
-      const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
-      const CacheRowsAt at{block_row, 0, args.block_size, rows.kv_head};
-      const int stride = fragment_tile_stride(head_size);
-      team_stage_rows(team, args.k, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
-                      tiles + 2 * buffer * tile_elements);
-      team_stage_rows(team, args.v, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
-                      tiles + (2 * buffer + 1) * tile_elements);
-      team_stage_commit();
-    };
-    if (it.tile_begin < it.tile_end) stage(it.tile_begin, 0);
-    for (int tile = it.tile_begin, buffer = 0; tile < it.tile_end; ++tile, buffer ^= 1) {
-      if (tile + 1 < it.tile_end) {
-        stage(tile + 1, buffer ^ 1);
-        team_stage_wait(1);
-      } else {
-        team_stage_wait(0);
-      }
-      team.team_barrier();
-      const int first = tile * kFragmentTileKeys;
-      const Cache* k_tile = tiles + 2 * buffer * tile_elements;
-      const Cache* v_tile = k_tile + tile_elements;
-      if (warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin) {
-        WarpScores s;
-        warp_scores<Cache>(f, k_tile, head_size, s);
-        if (plain_logits && first >= unmasked_begin && first + kFragmentTileKeys <= unmasked_end) {
-KATTN_UNROLL
-          for (auto& scores : s)
-            for (float& value : scores) value *= rules.scale;
-        } else {
+      const bool computes = warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
+      WarpScores s;
+      if (computes) {
+        warp_scores<Cache>(f, k_tile, stride, head_size, s);
+        float score_scale = rules.scale;  // scores stay dot products where the logit is the scaled one
+        if (!plain_logits || first < unmasked_begin || first + kFragmentTileKeys > unmasked_end) {
+          score_scale = 1.0f;
 KATTN_UNROLL
           for (int j = 0; j < kFragmentTileKeys / 8; ++j)
 KATTN_UNROLL
@@ -124,13 +149,34 @@ KATTN_UNROLL
                             : -compat::infinity();
             }
         }
-        warp_softmax_step(f, s);
-        warp_accumulate<Cache>(f, s, v_tile, head_size);
+        warp_softmax_step(f, s, score_scale);
       }
-      team.team_barrier();  // the step after next stages into this buffer
+      team_stage_wait(0);
+      team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
+      if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
+      if (computes) warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
     }
-
     warp_finish_sums(f);
+    store(team, f, it, head, tiles, stride, valid_rows - row0);
+  }
+
+  // The warp's rows out: normalised (or, segmented, the partial state as it is).
+  KOKKOS_INLINE_FUNCTION void store(const Member& team, const WarpRowFragments<kMaxHead>& f, const QBlockItem& it,
+                                    const int (&head)[2], Cache* tiles, int stride, int warp_rows) const {
+    const QBlockRows& rows = it.rows;
+    const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
+    const int head_size = this->head_size();
+    if constexpr (!Segmented && sizeof(Out) == 2) {
+      if (rows_out) {  // through the warp's rows of the K tile, which no warp reads after the last step
+        Out* const out_rows = reinterpret_cast<Out*>(tiles) + row0 * stride;
+        const float row_scale[2] = {f.state[0].inverse_sum() * args.out_multiplier,
+                                    f.state[1].inverse_sum() * args.out_multiplier};
+        warp_write_rows(f, row_scale, out_rows, stride, head_size);
+        warp_store_rows(out_rows, stride, head_size, warp_rows < kFragmentRows ? warp_rows : kFragmentRows,
+                        [&](int r) { return &args.out(rows.token(row0 + r), rows.head(row0 + r), 0); });
+        return;
+      }
+    }
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + fragment_row(lane, 2 * h);
@@ -138,7 +184,7 @@ KATTN_UNROLL
       const int token = rows.token(row);
       const float inverse_sum = f.state[h].inverse_sum();
 KATTN_UNROLL
-      for (int n = 0; n < kFragmentMaxHead / 8; ++n) {
+      for (int n = 0; n < kMaxHead / 8; ++n) {
         if (8 * n >= head_size) break;
 KATTN_UNROLL
         for (int i = 2 * h; i < 2 * h + 2; ++i) {

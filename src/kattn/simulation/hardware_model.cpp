@@ -238,8 +238,9 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   plan.tile_size = std::max(leaf.tile_size, 1);
   plan.block_m = leaf.block_q(qpk) * qpk;
   if (plan.tensor_cores && hw.register_rows && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead &&
-      qpk <= kFragmentRows * plan.team_size) {
+      qpk <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     plan.register_rows = true;
+    plan.team_size = std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
   }

@@ -15,6 +15,8 @@
 #include "kattn/tiles/paged_kv.hpp"
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace kattn {
 
@@ -54,24 +56,49 @@ __device__ inline void copy_chunk_async(void* to, const void* from, bool valid) 
                  "r"(valid ? int(Bytes) : 0));
   }
 }
+
+// One 16-byte chunk in flight, shared and global addresses each at their own immediate byte
+// offset; zeros where !valid.
+template <int ToOffset, int FromOffset>
+__device__ inline void copy_16_at(unsigned to, const void* from, bool valid) {
+  asm volatile("cp.async.cg.shared.global.L2::128B [%0+%2], [%1+%3], 16, %4;" ::"r"(to), "l"(from), "n"(ToOffset),
+               "n"(FromOffset), "r"(valid ? 16 : 0));
+}
 #endif
 
 }  // namespace stage_detail
 
-// Stages the `count` rows of keys (or values) first, first + 1, ... into `rows` rows of `stride`
-// elements at `tile` (16-byte aligned, stride a multiple of kLaneElements); rows from `count` on
-// and elements past head_size are zeros (their weights are 0, and 0 · garbage could be NaN).
-template <class Member, class Storage>
-KOKKOS_INLINE_FUNCTION void team_stage_rows(const Member& team, const PagedKvAccessor<Storage>& cache,
-                                            const CacheRowsAt& at, int first, int count, int rows, int head_size,
-                                            int stride, bool aligned, Storage* tile) {
+// Stages `rows` rows into `tile` (rows of `stride` elements, 16-byte aligned, stride a multiple of
+// kLaneElements): row j < count from row_at(j), a pointer to its head_size elements; rows from
+// `count` on and elements past head_size are zeros (their weights are 0, and 0 · garbage could be
+// NaN), for which row_at gives any readable address (no byte of it is read). `aligned`: every
+// row_at(j) admits LaneChunk loads.
+//
+// In a team of warps (vector length 32) on CUDA sm_80+, 8 lanes take a row (lane % 8 its chunks
+// lane % 8, + 8, ...) and a warp 4 rows an instruction, so a copy reads whole 128-byte lines and a
+// thread finds each of its rows once; other teams split the rows' chunks over their threads.
+template <class Member, class Storage, class RowAt>
+KOKKOS_INLINE_FUNCTION void team_stage_rows_at(const Member& team, const RowAt& row_at, int count, int rows,
+                                               int head_size, int stride, bool aligned, Storage* tile) {
   const int chunks = lanes_for(head_size);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (aligned && head_size % kLaneElements == 0 && blockDim.x == 32) {
+    const int lane = int(threadIdx.x);
+    for (int j = lane / 8 + 4 * team.team_rank(); j < rows; j += 4 * team.team_size()) {
+      const bool valid = j < count;
+      const Storage* from = row_at(j);
+      for (int c = lane % 8; c < chunks; c += 8)
+        stage_detail::copy_chunk_async<sizeof(LaneChunk<Storage>)>(tile + j * stride + c * kLaneElements,
+                                                                  from + c * kLaneElements, valid);
+    }
+    return;
+  }
+#endif
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, rows * chunks), [&](int i) {
     const int j = i / chunks;
     const int e = (i - j * chunks) * kLaneElements;
     auto* to = reinterpret_cast<LaneChunk<Storage>*>(tile + j * stride + e);
-    const int key = first + j;
-    const Storage* from = j < count ? at.row(cache, key) + e : cache.data;
+    const Storage* from = row_at(j) + e;
     const bool whole = aligned && e + kLaneElements <= head_size;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (whole) return stage_detail::copy_chunk_async<sizeof(LaneChunk<Storage>)>(to, from, j < count);
@@ -85,6 +112,82 @@ KOKKOS_INLINE_FUNCTION void team_stage_rows(const Member& team, const PagedKvAcc
     }
   });
 }
+
+// Stages the `count` keys (or values) first, first + 1, ... of the paged cache (team_stage_rows_at).
+template <class Member, class Storage>
+KOKKOS_INLINE_FUNCTION void team_stage_rows(const Member& team, const PagedKvAccessor<Storage>& cache,
+                                            const CacheRowsAt& at, int first, int count, int rows, int head_size,
+                                            int stride, bool aligned, Storage* tile) {
+  team_stage_rows_at(
+      team, [&](int j) { return j < count ? at.row(cache, first + j) : cache.data; }, count, rows, head_size, stride,
+      aligned, tile);
+}
+
+// A thread's fixed share of a team's K or V tiles for the common cache: 2-byte elements, head size
+// HeadSize at compile time (a multiple of 64), K and V of one layout with strides that fit 32 bits
+// in bytes, rows that admit 16-byte chunks. Built once per item, so a row costs a thread its
+// block lookup, two wide multiply-adds and its copies at immediate offsets, instead of 64-bit
+// stride arithmetic a row (which took half the register-row prefill kernel's instructions on the
+// H100). A team of `warps` warps takes a tile's rows as team_stage_rows_at does: 8 lanes a row
+// (chunks lane % 8 + 8c), a warp 4 rows an instruction, rows lane / 8 + 4·warp + 4·warps·i.
+// Contract: as team_stage_rows_at (every thread of the team calls; commit and wait after).
+template <class Storage, int Rows, int HeadSize>
+struct TeamTileCopy {
+  static_assert(HeadSize % 64 == 0 && sizeof(Storage) == 2, "8 lanes a row of 16-byte chunks of 2-byte elements");
+  static constexpr int kRowBytes = HeadSize * int(sizeof(Storage));
+  const char* k_lane = nullptr;  // the lane's first chunk of the KV head's row in slot 0 of block 0
+  std::int64_t v_minus_k = 0;    // bytes from a K row to its V row
+  std::uint32_t block_bytes = 0, slot_bytes = 0;
+  int row0 = 0, row_step = 0;    // the thread's rows: row0, row0 + row_step, ...
+
+  // Whether it fits this cache (decided once per launch on the host).
+  static bool applies(const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v, int head_size,
+                      bool aligned) {
+    const auto fits = [](std::int64_t elements) { return elements >= 0 && elements * sizeof(Storage) < (std::int64_t(1) << 32); };
+    return head_size == HeadSize && aligned && k.stride_block == v.stride_block && k.stride_slot == v.stride_slot &&
+           k.stride_head == v.stride_head && fits(k.stride_block) && fits(k.stride_slot);
+  }
+
+  KOKKOS_INLINE_FUNCTION TeamTileCopy(const PagedKvAccessor<Storage>& k, const PagedKvAccessor<Storage>& v, int kv_head,
+                                      int warp, int warps, int lane) {
+    k_lane = reinterpret_cast<const char*>(k.data + std::int64_t(kv_head) * k.stride_head + (lane % 8) * kLaneElements);
+    v_minus_k = reinterpret_cast<const char*>(v.data) - reinterpret_cast<const char*>(k.data);
+    block_bytes = std::uint32_t(k.stride_block * std::int64_t(sizeof(Storage)));
+    slot_bytes = std::uint32_t(k.stride_slot * std::int64_t(sizeof(Storage)));
+    row0 = lane / 8 + 4 * warp;
+    row_step = 4 * warps;
+  }
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // Keys first .. first + count - 1 (count >= 1) of the sequence whose block ids start at
+  // block_ids, K (values: V) rows, into the tile at shared address `to` (rows of Stride elements);
+  // rows from count on are zeros.
+  template <int Stride>
+  __device__ void copy(unsigned to, bool values, const std::int32_t* block_ids, const FastDivisor& block_size,
+                       int first, int count) const {
+    const char* lane_from = values ? k_lane + v_minus_k : k_lane;
+    to += unsigned((row0 * Stride + (threadIdx.x % 8) * kLaneElements) * sizeof(Storage));
+    const unsigned to_step = unsigned(row_step * Stride * sizeof(Storage));
+    for (int j = row0; j < Rows; j += row_step, to += to_step) {
+      const bool valid = j < count;
+      int slot = 0;
+      const int block = block_ids[block_size.divmod(valid ? first + j : first, slot)];
+      const char* from = lane_from + std::uint64_t(std::uint32_t(block)) * block_bytes + std::uint64_t(slot) * slot_bytes;
+      const auto chunk = [&](auto c) {
+        constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
+        stage_detail::copy_16_at<kOffset, kOffset>(to, from, valid);
+      };
+      for_each_chunk(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
+    }
+  }
+#endif
+
+ private:
+  template <class F, int... C>
+  KOKKOS_INLINE_FUNCTION static void for_each_chunk(const F& f, std::integer_sequence<int, C...>) {
+    (f(std::integral_constant<int, C>{}), ...);
+  }
+};
 
 // Closes the group of copies this thread has staged since the last commit.
 KOKKOS_INLINE_FUNCTION void team_stage_commit() {

@@ -119,13 +119,6 @@ __device__ inline void stage_pieces(Storage* k_tile, Storage* v_tile, int stride
   }
 }
 
-// One 16-byte chunk in flight, shared and global addresses each at their own immediate byte
-// offset; zeros where !valid.
-template <int ToOffset, int FromOffset>
-__device__ inline void copy_16_at(unsigned to, const void* from, bool valid) {
-  asm volatile("cp.async.cg.shared.global.L2::128B [%0+%2], [%1+%3], 16, %4;" ::"r"(to), "l"(from), "n"(ToOffset),
-               "n"(FromOffset), "r"(valid ? 16 : 0));
-}
 }  // namespace warp_stage_detail
 #endif
 
@@ -180,8 +173,8 @@ struct WarpBlockTileCopy {
       const bool valid = lane_row + 4 * kRow < count;
       const auto chunk = [&](auto c) {
         constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
-        warp_stage_detail::copy_16_at<kTo + kOffset, kOffset>(k_to, k_from, valid);
-        warp_stage_detail::copy_16_at<kTo + kOffset, kOffset>(v_to, v_from, valid);
+        stage_detail::copy_16_at<kTo + kOffset, kOffset>(k_to, k_from, valid);
+        stage_detail::copy_16_at<kTo + kOffset, kOffset>(v_to, v_from, valid);
       };
       for_each_index(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
     };

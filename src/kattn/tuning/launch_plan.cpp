@@ -159,10 +159,12 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
                          ": its tile does not fit in team scratch; use a Q-block variant");
   } else if (plan.tensor_cores && register_rows_available() && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead &&
-             q_per_kv <= kFragmentRows * plan.team_size) {
-    // Rows in registers (QBlockMmaKernel): a warp per 16 rows, tiles of the fragments' size; its
-    // scratch holds only the K/V tiles, which fit for every head size the fragments take.
+             q_per_kv <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
+    // Rows in registers (QBlockMmaKernel): a warp per 16 rows, at most kFragmentMaxWarps, tiles of
+    // the fragments' size; its scratch holds only a K and a V tile, which fit for every head size
+    // the fragments take.
     plan.register_rows = true;
+    plan.team_size = std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {
