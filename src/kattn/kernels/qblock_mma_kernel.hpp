@@ -104,16 +104,10 @@ struct QBlockMmaKernel {
     WarpRowFragments<kMaxHead> f;
     warp_load_q<Cache>(f, v_tile + row0 * stride, stride, head_size);
 
-    // This lane's two rows: the keys each sees, and its start (a sink's 1 counted by one lane of four).
-    int position[2], head[2], key_begin[2], key_end[2];
+    // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four).
 KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
-      const int row = row0 + fragment_row(lane, 2 * h);
-      position[h] = rows.position(row);
-      head[h] = rows.head(row);
-      key_begin[h] = rules.first_key(position[h]);
-      key_end[h] = rows.valid(row) ? rules.end_key(position[h], rows.seq_len, rows.seq) : key_begin[h];
-      f.state[h] = Segmented ? SoftmaxState{} : rules.initial_state(head[h]);
+      f.state[h] = Segmented ? SoftmaxState{} : rules.initial_state(rows.head(row0 + fragment_row(lane, 2 * h)));
       if (lane & 3) f.state[h].sum = 0.0f;
     }
     // The keys of the warp's rows, for skipping tiles that none of them sees (causal diagonals).
@@ -140,14 +134,20 @@ KATTN_UNROLL
         if (!plain_logits || first < unmasked_begin || first + kFragmentTileKeys > unmasked_end) {
           score_scale = 1.0f;
 KATTN_UNROLL
-          for (int j = 0; j < kFragmentTileKeys / 8; ++j)
+          for (int h = 0; h < 2; ++h) {  // the lane's row h: the keys it sees, from its position
+            const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
+            const int key_begin = rules.first_key(position);
+            const int key_end = rows.valid(row) ? rules.end_key(position, rows.seq_len, rows.seq) : key_begin;
 KATTN_UNROLL
-            for (int i = 0; i < 4; ++i) {
-              const int h = i >> 1, key = first + 8 * j + fragment_column(lane, i);
-              s[j][i] = key >= key_begin[h] && key < key_end[h]
-                            ? rules.logit(s[j][i], head[h], position[h], key, rows.context_len)
-                            : -compat::infinity();
-            }
+            for (int j = 0; j < kFragmentTileKeys / 8; ++j)
+KATTN_UNROLL
+              for (int i = 2 * h; i < 2 * h + 2; ++i) {
+                const int key = first + 8 * j + fragment_column(lane, i);
+                s[j][i] = key >= key_begin && key < key_end
+                              ? rules.logit(s[j][i], head, position, key, rows.context_len)
+                              : -compat::infinity();
+              }
+          }
         }
         warp_softmax_step(f, s, score_scale);
       }
@@ -157,12 +157,12 @@ KATTN_UNROLL
       if (computes) warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
     }
     warp_finish_sums(f);
-    store(team, f, it, head, tiles, stride, valid_rows - row0);
+    store(team, f, it, tiles, stride, valid_rows - row0);
   }
 
   // The warp's rows out: normalised (or, segmented, the partial state as it is).
   KOKKOS_INLINE_FUNCTION void store(const Member& team, const WarpRowFragments<kMaxHead>& f, const QBlockItem& it,
-                                    const int (&head)[2], Cache* tiles, int stride, int warp_rows) const {
+                                    Cache* tiles, int stride, int warp_rows) const {
     const QBlockRows& rows = it.rows;
     const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
     const int head_size = this->head_size();
@@ -181,7 +181,7 @@ KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int row = row0 + fragment_row(lane, 2 * h);
       if (!rows.valid(row)) continue;
-      const int token = rows.token(row);
+      const int token = rows.token(row), head = rows.head(row);
       const float inverse_sum = f.state[h].inverse_sum();
 KATTN_UNROLL
       for (int n = 0; n < kMaxHead / 8; ++n) {
@@ -189,13 +189,13 @@ KATTN_UNROLL
 KATTN_UNROLL
         for (int i = 2 * h; i < 2 * h + 2; ++i) {
           const int d = 8 * n + fragment_column(lane, i);
-          if (Segmented) partials.out(it.segment, token, head[h], d) = f.o[n][i];
-          else args.store_out(token, head[h], d, f.o[n][i] * inverse_sum);
+          if (Segmented) partials.out(it.segment, token, head, d) = f.o[n][i];
+          else args.store_out(token, head, d, f.o[n][i] * inverse_sum);
         }
       }
       if (Segmented && (lane & 3) == 0) {
-        partials.max(it.segment, token, head[h]) = f.state[h].max;
-        partials.sum(it.segment, token, head[h]) = f.state[h].sum;
+        partials.max(it.segment, token, head) = f.state[h].max;
+        partials.sum(it.segment, token, head) = f.state[h].sum;
       }
     }
   }

@@ -167,22 +167,43 @@ struct TeamTileCopy {
                        int first, int count) const {
     const char* lane_from = values ? k_lane + v_minus_k : k_lane;
     to += unsigned((row0 * Stride + (threadIdx.x % 8) * kLaneElements) * sizeof(Storage));
-    const unsigned to_step = unsigned(row_step * Stride * sizeof(Storage));
-    for (int j = row0; j < Rows; j += row_step, to += to_step) {
-      const bool valid = j < count;
-      int slot = 0;
-      const int block = block_ids[block_size.divmod(valid ? first + j : first, slot)];
-      const char* from = lane_from + std::uint64_t(std::uint32_t(block)) * block_bytes + std::uint64_t(slot) * slot_bytes;
+    if (row_step * 4 == Rows) return copy_rows<Stride, 4>(to, lane_from, block_ids, block_size, first, count, row0);
+    for (int j = row0; j < Rows; j += row_step, to += unsigned(row_step * Stride * sizeof(Storage)))
+      copy_rows<Stride, 1>(to, lane_from, block_ids, block_size, first, count, j);
+  }
+#endif
+
+ private:
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  // N of the thread's rows, j0, j0 + row_step, ..., to shared address `to` on: every block id is
+  // read before the first copy, so that their latencies overlap (a team of 4 warps: all 4 rows).
+  template <int Stride, int N>
+  __device__ void copy_rows(unsigned to, const char* lane_from, const std::int32_t* block_ids,
+                            const FastDivisor& block_size, int first, int count, int j0) const {
+    std::int32_t block[N];
+    std::uint32_t slot[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const int j = j0 + i * row_step;
+      int s = 0;
+      block[i] = block_ids[block_size.divmod(j < count ? first + j : first, s)];  // rows past count: any valid row
+      slot[i] = std::uint32_t(s);
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      const char* from =
+          lane_from + std::uint64_t(std::uint32_t(block[i])) * block_bytes + std::uint64_t(slot[i]) * slot_bytes;
+      const unsigned row_to = to + unsigned(i * row_step * Stride * sizeof(Storage));
+      const bool valid = j0 + i * row_step < count;
       const auto chunk = [&](auto c) {
         constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
-        stage_detail::copy_16_at<kOffset, kOffset>(to, from, valid);
+        stage_detail::copy_16_at<kOffset, kOffset>(row_to, from, valid);
       };
       for_each_chunk(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
     }
   }
 #endif
 
- private:
   template <class F, int... C>
   KOKKOS_INLINE_FUNCTION static void for_each_chunk(const F& f, std::integer_sequence<int, C...>) {
     (f(std::integral_constant<int, C>{}), ...);

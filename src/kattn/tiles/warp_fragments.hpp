@@ -254,11 +254,15 @@ KOKKOS_INLINE_FUNCTION void warp_finish_sums(WarpRowFragments<MaxHead>& f) {
 }
 
 // Writes the warp's output rows, o · row_scale[h] rounded to Out, into its 16 scratch rows (row r
-// at rows + r · stride): the accumulator's layout becomes whole rows that lanes then store with
-// 16-byte writes (warp_store_rows). Conflict-free for strides of 8 (mod 64) elements.
+// at rows + r · stride), after the warp's own reads of them: the accumulator's layout becomes whole
+// rows that lanes then store with 16-byte writes (warp_store_rows). Conflict-free for strides of
+// 8 (mod 64) elements. Other warps' reads of the rows are the caller's to order.
 template <class Out, int MaxHead>
 KOKKOS_INLINE_FUNCTION void warp_write_rows(const WarpRowFragments<MaxHead>& f, const float (&row_scale)[2], Out* rows,
                                             int stride, int head_size) {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();  // the warp's reads of these rows (ldmatrix) come first
+#endif
   const int lane = warp_lane();
 #pragma unroll
   for (int n = 0; n < MaxHead / 8; ++n) {
