@@ -130,9 +130,11 @@ KATTN_UNROLL
       WarpScores s;
       if (computes) {
         warp_scores<Cache>(f, k_tile, stride, head_size, s);
-        float score_scale = rules.scale;  // scores stay dot products where the logit is the scaled one
+        // Scores stay dot products where the logit is the scaled one (the scale then folds into the
+        // softmax's FFMA); a tile past the keys every row sees masks them by position alone.
+        float score_scale = rules.scale;
         if (!plain_logits || first < unmasked_begin || first + kFragmentTileKeys > unmasked_end) {
-          score_scale = 1.0f;
+          if (!plain_logits) score_scale = 1.0f;
 KATTN_UNROLL
           for (int h = 0; h < 2; ++h) {  // the lane's row h: the keys it sees, from its position
             const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
@@ -143,9 +145,8 @@ KATTN_UNROLL
 KATTN_UNROLL
               for (int i = 2 * h; i < 2 * h + 2; ++i) {
                 const int key = first + 8 * j + fragment_column(lane, i);
-                s[j][i] = key >= key_begin && key < key_end
-                              ? rules.logit(s[j][i], head, position, key, rows.context_len)
-                              : -compat::infinity();
+                if (key < key_begin || key >= key_end) s[j][i] = -compat::infinity();
+                else if (!plain_logits) s[j][i] = rules.logit(s[j][i], head, position, key, rows.context_len);
               }
           }
         }
