@@ -59,7 +59,29 @@ struct PagedCache {
   PagedKvAccessor<Storage> accessor() const {
     return {cache.data(), std::int64_t(cache.stride_0()), std::int64_t(cache.stride_1()), std::int64_t(cache.stride_2())};
   }
+  // Values of head kKvHead read as the keys of head kKvHead - 1: each element 4 less than its key's.
+  PagedKvAccessor<Storage> shifted_values() const {
+    PagedKvAccessor<Storage> v = accessor();
+    v.data -= v.stride_head;
+    return v;
+  }
 };
+
+// Copied-out tiles [tile][K, V][row][d] of the keys from 0 to `keys`: K rows hold the keys, V rows
+// the shifted values (4 less), rows past the keys zeros.
+template <class Storage, class Tiles>
+void expect_kv_tiles(const Tiles& host, const PagedCache<Storage>& cache, int keys, int block_size) {
+  const int rows = int(host.extent(2)), head = int(host.extent(3));
+  for (int t = 0; t < int(host.extent(0)); ++t)
+    for (int j = 0; j < rows; ++j)
+      for (int d = 0; d < head; ++d) {
+        const int key = t * rows + j;
+        const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
+        ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
+        ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
+            << "block " << block_size << " V tile " << t << " row " << j;
+      }
+}
 
 // Stages keys [first, first + count) into `rows` scratch rows, waits, copies the tile out.
 template <class Storage>
@@ -248,22 +270,13 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
     for (const int block_size : {16, 32}) {
       const int keys = 50, num_tiles = (keys + Ring::kRows - 1) / Ring::kRows;  // the last tile holds 2 keys
       const PagedCache<TypeParam> cache(Ring::kHead, block_size);
-      PagedKvAccessor<TypeParam> v = cache.accessor();
-      v.data -= v.stride_head;  // V of head kKvHead is K of head kKvHead - 1
+      const PagedKvAccessor<TypeParam> v = cache.shifted_values();
       Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Ring::kRows, Ring::kHead);
       TeamPolicy policy(1, 1, 32);
       policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(Ring::kRows) * Ring::kStride * sizeof(TypeParam) + 64));
       Kokkos::parallel_for(policy, Ring{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-      for (int t = 0; t < num_tiles; ++t)
-        for (int j = 0; j < Ring::kRows; ++j)
-          for (int d = 0; d < Ring::kHead; ++d) {
-            const int key = t * Ring::kRows + j;
-            const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
-            ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
-            ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
-                << "block " << block_size << " V tile " << t << " row " << j;
-          }
+      expect_kv_tiles(host, cache, keys, block_size);
     }
   }
 }
@@ -308,23 +321,14 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
     for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
       const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
       const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
-      PagedKvAccessor<TypeParam> v = cache.accessor();
-      v.data -= v.stride_head;  // V of head kKvHead is K of head kKvHead - 1
+      const PagedKvAccessor<TypeParam> v = cache.shifted_values();
       ASSERT_TRUE((TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
       Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
       TeamPolicy policy(1, 4, 32);
       policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + 16));
       Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-      for (int t = 0; t < num_tiles; ++t)
-        for (int j = 0; j < Tiles::kRows; ++j)
-          for (int d = 0; d < Tiles::kHead; ++d) {
-            const int key = t * Tiles::kRows + j;
-            const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
-            ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
-            ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
-                << "block " << block_size << " V tile " << t << " row " << j;
-          }
+      expect_kv_tiles(host, cache, keys, block_size);
     }
   }
 }

@@ -68,6 +68,13 @@ __device__ inline void copy_16_at(unsigned to, const void* from, bool valid) {
 
 }  // namespace stage_detail
 
+// f(integral_constant<int, I>) for each I of the sequence: unrolled copies whose offsets are
+// immediates of their instructions.
+template <class F, int... I>
+KOKKOS_INLINE_FUNCTION void for_each_index(const F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+
 // Stages `rows` rows into `tile` (rows of `stride` elements, 16-byte aligned, stride a multiple of
 // kLaneElements): row j < count from row_at(j), a pointer to its head_size elements; rows from
 // `count` on and elements past head_size are zeros (their weights are 0, and 0 · garbage could be
@@ -199,15 +206,10 @@ struct TeamTileCopy {
         constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
         stage_detail::copy_16_at<kOffset, kOffset>(row_to, from, valid);
       };
-      for_each_chunk(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
+      for_each_index(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
     }
   }
 #endif
-
-  template <class F, int... C>
-  KOKKOS_INLINE_FUNCTION static void for_each_chunk(const F& f, std::integer_sequence<int, C...>) {
-    (f(std::integral_constant<int, C>{}), ...);
-  }
 };
 
 // Closes the group of copies this thread has staged since the last commit.

@@ -46,7 +46,6 @@ KOKKOS_INLINE_FUNCTION constexpr int fragment_tile_stride(int head_size) { retur
 template <int MaxHead = kFragmentMaxHead>
 struct WarpRowFragments {
   static_assert(MaxHead % 16 == 0 && MaxHead <= kFragmentMaxHead, "head sizes in multiples of 16");
-  static constexpr int max_head = MaxHead;
   std::uint32_t q[MaxHead / 16][4];  // A operands of Q, one per 16 head elements
   float o[MaxHead / 8][4] = {};      // output accumulator, one tile per 8 head elements
   SoftmaxState state[2];             // rows l/4 and l/4 + 8; sums are this lane's share

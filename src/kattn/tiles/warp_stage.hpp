@@ -181,12 +181,6 @@ struct WarpBlockTileCopy {
     for_each_index(row, std::make_integer_sequence<int, Rows / 4>{});
   }
 #endif
-
- private:
-  template <class F, int... I>
-  KOKKOS_INLINE_FUNCTION static void for_each_index(const F& f, std::integer_sequence<int, I...>) {
-    (f(std::integral_constant<int, I>{}), ...);
-  }
 };
 
 template <class Storage, int Rows>
