@@ -3,7 +3,8 @@
 // block-tile copy), summing across a thread's vector lanes (vector_lanes_sum), the last-team handshake
 // (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
 // (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
-// (warp_fragments.hpp, CUDA only), and the block/slot division (FastDivisor, host).
+// (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
+// sm_90a builds only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/tiles/fast_divisor.hpp"
@@ -13,6 +14,7 @@
 #include "kattn/tiles/warp_fragments.hpp"
 #include "kattn/tiles/warp_key_rows.hpp"
 #include "kattn/tiles/warp_stage.hpp"
+#include "kattn/tiles/warpgroup_mma.hpp"
 
 #include <gtest/gtest.h>
 
@@ -282,30 +284,35 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
 }
 
 // A team of 4 warps stages the K, then the V tile of each 64 keys (head 64) through its threads'
-// TeamTileCopy shares, and copies each out.
-template <class Storage>
+// TeamTileCopy shares, in rows or (Swizzled) in the warpgroup products' layout, and copies each
+// out.
+template <class Storage, bool Swizzled>
 struct TeamTilesOverKeys {
   static constexpr int kRows = 64, kHead = 64, kStride = kHead + kFragmentTilePad;
+  static constexpr int kAlign = Swizzled ? kWarpgroupTileAlign : 16;
   PagedKvAccessor<Storage> k, v;
   const std::int32_t* block_ids;
   Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][K, V][rows][head]
   int keys, block_size;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), 16));
+    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), kAlign));
     const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
     for (int t = 0; t < int(out.extent(0)); ++t)
       for (int which = 0; which < 2; ++which) {
         const int count = keys - t * kRows < kRows ? keys - t * kRows : kRows;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-        lanes.template copy<kStride>(unsigned(__cvta_generic_to_shared(tile)), which == 1, block_ids,
-                                     FastDivisor(block_size), t * kRows, count);
+        const unsigned shared = unsigned(__cvta_generic_to_shared(tile));
+        if (Swizzled) lanes.copy_swizzled(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
+        else lanes.template copy<kStride>(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
 #endif
         team_stage_commit();
         team_stage_wait(0);
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * kHead), [&](int i) {
-          out(t, which, i / kHead, i % kHead) = to_float(tile[(i / kHead) * kStride + i % kHead]);
+          const int row = i / kHead, d = i % kHead;
+          const int at = Swizzled ? warpgroup_tile_offset(row, d) / int(sizeof(Storage)) : row * kStride + d;
+          out(t, which, row, d) = to_float(tile[at]);
         });
         team.team_barrier();
       }
@@ -317,19 +324,23 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
     GTEST_SKIP() << "the team tile copy takes 2-byte caches";
   } else {
     if (!register_rows_available()) GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
-    using Tiles = TeamTilesOverKeys<TypeParam>;
-    for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
-      const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
-      const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
-      const PagedKvAccessor<TypeParam> v = cache.shifted_values();
-      ASSERT_TRUE((TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
-      Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
-      TeamPolicy policy(1, 4, 32);
-      policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + 16));
-      Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
-      const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-      expect_kv_tiles(host, cache, keys, block_size);
-    }
+    const auto stage_over_keys = [](auto tiles) {
+      using Tiles = decltype(tiles);
+      for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
+        const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
+        const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
+        const PagedKvAccessor<TypeParam> v = cache.shifted_values();
+        ASSERT_TRUE((TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
+        Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
+        TeamPolicy policy(1, 4, 32);
+        policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + Tiles::kAlign));
+        Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
+        const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+        expect_kv_tiles(host, cache, keys, block_size);
+      }
+    };
+    stage_over_keys(TeamTilesOverKeys<TypeParam, false>{});
+    stage_over_keys(TeamTilesOverKeys<TypeParam, true>{});
   }
 }
 
@@ -547,6 +558,105 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
       ASSERT_NEAR(to_float(out(r, d)), expected, 4e-3 * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
     }
   }
+}
+
+// One warpgroup (4 warps, 64 rows, head 128): Q rows staged and loaded as the prefill kernel does,
+// K and V written in the core-matrix layout, then two steps of warpgroup_scores, a masked
+// warp_softmax_step and warpgroup_accumulate, as in RowProducts.
+template <class T>
+struct WarpgroupProducts {
+  static constexpr int kHead = kWarpgroupHead, kStride = kHead + kFragmentTilePad, kKeys = kFragmentTileKeys;
+  static constexpr int kRows = kWarpgroupWarps * kFragmentRows;
+  static constexpr std::size_t kRowBytes = std::size_t(kRows) * kStride * sizeof(T);  // a region: Q rows, K, output rows
+  static constexpr float kScale = 0.125f;
+  Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [64][head], [keys][head] ×2, [64][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;   // [64 rows][keys]
+
+  KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : row + 1; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    auto* k_tile = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(2 * kRowBytes, kWarpgroupTileAlign));
+    T* const v_tile = k_tile + kRowBytes / sizeof(T);
+    const int row0 = kFragmentRows * team.team_rank(), lane = warp_lane();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * kHead),
+                         [&](int i) { v_tile[(i / kHead) * kStride + i % kHead] = q(i / kHead, i % kHead); });
+    team.team_barrier();
+    WarpRowFragments<kHead> f;
+    warp_load_q<T>(f, v_tile + row0 * kStride, kStride, kHead);
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kKeys * kHead), [&](int i) {
+      const int at = warpgroup_tile_offset(i / kHead, i % kHead) / int(sizeof(T));
+      k_tile[at] = k(i / kHead, i % kHead);
+      v_tile[at] = v(i / kHead, i % kHead);
+    });
+    warpgroup_tile_ready();
+    team.team_barrier();
+    for (int step = 0; step < 2; ++step) {
+      WarpScores s;
+      warpgroup_scores<T>(f, k_tile, s);
+      for (int j = 0; j < kKeys / 8; ++j)
+        for (int i = 0; i < 4; ++i) {
+          const int row = row0 + fragment_row(lane, i), key = 8 * j + fragment_column(lane, i);
+          if (step == 0) scores(row, key) = s[j][i];
+          if ((key < 32) != (step == 0) || key >= keys_seen(row)) s[j][i] = -compat::infinity();
+        }
+      warp_softmax_step(f, s, kScale);
+      warpgroup_accumulate<T>(f, s, v_tile);
+    }
+    warp_finish_sums(f);
+    const float row_scale[2] = {f.state[0].inverse_sum(), f.state[1].inverse_sum()};
+    warp_write_rows(f, row_scale, k_tile + row0 * kStride, kStride, kHead);
+    warp_store_rows(k_tile + row0 * kStride, kStride, kHead, kFragmentRows, [&](int r) { return &out(row0 + r, 0); });
+  }
+};
+
+template <class T>
+void expect_warpgroup_products(double tolerance) {
+  using P = WarpgroupProducts<T>;
+  const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
+  using Tile = decltype(P::q);
+  const P p{Tile("q", P::kRows, P::kHead), Tile("k", P::kKeys, P::kHead), Tile("v", P::kKeys, P::kHead),
+            Tile("out", P::kRows, P::kHead), decltype(P::scores)("s", P::kRows, P::kKeys)};
+  auto q = Kokkos::create_mirror_view(p.q), k = Kokkos::create_mirror_view(p.k), v = Kokkos::create_mirror_view(p.v);
+  for (int d = 0; d < P::kHead; ++d) {
+    for (int r = 0; r < P::kRows; ++r) q(r, d) = from_float<T>(value(r, d, 1));
+    for (int j = 0; j < P::kKeys; ++j) {
+      k(j, d) = from_float<T>(value(j, d, 2));
+      v(j, d) = from_float<T>(value(j, d, 4));
+    }
+  }
+  Kokkos::deep_copy(p.q, q);
+  Kokkos::deep_copy(p.k, k);
+  Kokkos::deep_copy(p.v, v);
+  TeamPolicy policy(1, kWarpgroupWarps, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(2 * P::kRowBytes + kWarpgroupTileAlign));
+  Kokkos::parallel_for(policy, p);
+  const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
+  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.out);
+  for (int r = 0; r < P::kRows; ++r) {
+    double max = -compat::infinity(), sum = 0.0;
+    for (int j = 0; j < P::kKeys; ++j) {
+      double dot = 0.0;
+      for (int d = 0; d < P::kHead; ++d) dot += value(r, d, 1) * value(j, d, 2);
+      ASSERT_EQ(scores(r, j), dot) << "row " << r << " key " << j;
+      if (j < P::keys_seen(r)) max = std::max(max, P::kScale * dot);
+    }
+    std::vector<double> weight(P::kKeys, 0.0);
+    for (int j = 0; j < P::keys_seen(r); ++j) sum += weight[std::size_t(j)] = std::exp(P::kScale * scores(r, j) - max);
+    for (int d = 0; d < P::kHead; ++d) {
+      double expected = 0.0;
+      for (int j = 0; j < P::kKeys; ++j) expected += weight[std::size_t(j)] * value(j, d, 4);
+      expected = sum > 0.0 ? expected / sum : 0.0;
+      ASSERT_NEAR(to_float(out(r, d)), expected, tolerance * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
+    }
+  }
+}
+
+TEST(WarpgroupRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
+  if (!warpgroup_mma_available()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
+  // The weights are rounded to 16 bits before P · V, the output after it: a few ulps of each.
+  expect_warpgroup_products<fp16_t>(4e-3);
+  expect_warpgroup_products<bf16_t>(3e-2);
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {

@@ -50,7 +50,8 @@ nlohmann::json launch_plan_json(const LaunchPlan& p) {
           {"vector_length", p.vector_length},
           {"grid_teams", p.grid_teams},
           {"tensor_cores", p.tensor_cores},
-          {"register_rows", p.register_rows}};
+          {"register_rows", p.register_rows},
+          {"warpgroup_products", p.warpgroup_products}};
 }
 
 BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)

@@ -60,6 +60,7 @@ std::vector<Sample> samples_of(const std::string& path, const model::HardwareMod
       p.grid_teams = r.at("grid_teams").get<int>();
       p.tensor_cores = r.at("tensor_cores").get<bool>();
       p.register_rows = r.at("register_rows").get<bool>();
+      p.warpgroup_products = r.value("warpgroup_products", false);  // runs before the warpgroup products
       p.decodes_apart = r.at("decodes_apart").get<int>();
       if (p.decodes_apart == 0) s.plans.decodes.reset();
       if (p.decodes_apart > 0 && !s.plans.decodes) {

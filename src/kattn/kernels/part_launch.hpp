@@ -182,17 +182,25 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     if (plan.register_rows) {
       const bool aligned = kv_rows_aligned(args) && token_rows_aligned(args.q, g.head_size);
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
-      const auto launch_mma = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
-        using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value>;
+      // Llama-class head 128 at compile time, others as they come; the warpgroup products where
+      // the plan chose them and their tile copy takes the cache (else the warps' products).
+      const auto launch_mma = [&](auto head_size, auto warpgroup) {
+        using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value,
+                                       decltype(warpgroup)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
+        if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
                       aligned, tile_copy, rows_out},
                Kernel::scratch_bytes(g.head_size));
+        return true;
       };
-      if (g.head_size == 128) launch_mma(std::integral_constant<int, 128>{});
-      else launch_mma(std::integral_constant<int, 0>{});
-      launched = true;
+      if constexpr (warpgroup_mma_available()) {
+        if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
+          launched = launch_mma(std::integral_constant<int, kWarpgroupHead>{}, std::true_type{});
+      }
+      if (!launched && g.head_size == 128) launched = launch_mma(std::integral_constant<int, 128>{}, std::false_type{});
+      if (!launched) launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{});
     }
   }
   if (!launched)

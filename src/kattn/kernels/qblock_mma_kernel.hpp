@@ -7,20 +7,25 @@
 // the softmax and P·V(t). Several such teams share an SM (their registers allow 3), and they hide
 // each other's copies and barriers. The planner picks it (LaunchPlan::register_rows) for fp16/bf16
 // on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
-// QBlockKernel.
+// QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
+// team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
+// that the copies lay out as core matrices; the softmax stays the warps' own.
 #pragma once
 
 #include "kattn/kernels/qblock_item.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warpgroup_mma.hpp"
 
 namespace kattn {
 
 // HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
-// any head size the kernel takes, read from args.
-template <class Space, class Args, bool Segmented, int HeadSize = 0>
+// any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
+// kWarpgroupHead, 4 warps, tile_copy).
+template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false>
 struct QBlockMmaKernel {
+  static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
@@ -42,12 +47,13 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
-  static std::size_t scratch_bytes(int head_size) { return 2 * tile_bytes(head_size) + 16; }  // + alignment
+  static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
+  static std::size_t scratch_bytes(int head_size) { return 2 * tile_bytes(head_size) + kTileAlign; }  // + alignment
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(2 * tile_bytes(head_size()), 16));
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(2 * tile_bytes(head_size()), kTileAlign));
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
@@ -81,8 +87,9 @@ struct QBlockMmaKernel {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (HeadSize > 0) {
         if (tile_copy) {
-          tile_lanes.template copy<fragment_tile_stride(kMaxHead)>(unsigned(__cvta_generic_to_shared(to)), values,
-                                                                   block_row, block_size, first, count);
+          const unsigned shared = unsigned(__cvta_generic_to_shared(to));
+          if constexpr (Warpgroup) tile_lanes.copy_swizzled(shared, values, block_row, block_size, first, count);
+          else tile_lanes.template copy<fragment_tile_stride(kMaxHead)>(shared, values, block_row, block_size, first, count);
           return team_stage_commit();
         }
       }
@@ -97,9 +104,14 @@ struct QBlockMmaKernel {
         team,
         [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; },
         valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, v_tile);
+    // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
+    const auto copies_done = [] {
+      team_stage_wait(0);
+      if constexpr (Warpgroup) warpgroup_tile_ready();
+    };
     if (it.tile_begin < it.tile_end) stage(false, it.tile_begin, k_tile);
     team_stage_commit();
-    team_stage_wait(0);
+    copies_done();
     team.team_barrier();
     WarpRowFragments<kMaxHead> f;
     warp_load_q<Cache>(f, v_tile + row0 * stride, stride, head_size);
@@ -120,16 +132,23 @@ KATTN_UNROLL
     const int unmasked_begin = warp_has_rows ? rules.first_key(rows.position(last_row)) : 0;
     const int unmasked_end = warp_has_rows ? rules.end_key(rows.position(row0), rows.seq_len, rows.seq) : 0;
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
+    // The warpgroup computes a tile together where any of its rows sees a key of it (rows' keys
+    // grow with the row); a warp's rows that see none of it get weights 0 from the mask.
+    const int team_key_begin = rules.first_key(rows.position(0));
+    const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
 
     for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
-      if (tile > it.tile_begin) team_stage_wait(0);
+      if (tile > it.tile_begin) copies_done();
       team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
       stage(true, tile, v_tile);
       const int first = tile * kFragmentTileKeys;
-      const bool computes = warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
+      const bool computes =
+          Warpgroup ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
+                    : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
       WarpScores s;
       if (computes) {
-        warp_scores<Cache>(f, k_tile, stride, head_size, s);
+        if constexpr (Warpgroup) warpgroup_scores<Cache>(f, k_tile, s);
+        else warp_scores<Cache>(f, k_tile, stride, head_size, s);
         // Scores stay dot products where the logit is the scaled one (the scale then folds into the
         // softmax's FFMA); a tile past the keys every row sees masks them by position alone.
         float score_scale = rules.scale;
@@ -152,10 +171,13 @@ KATTN_UNROLL
         }
         warp_softmax_step(f, s, score_scale);
       }
-      team_stage_wait(0);
+      copies_done();
       team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
       if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
-      if (computes) warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
+      if (computes) {
+        if constexpr (Warpgroup) warpgroup_accumulate<Cache>(f, s, v_tile);
+        else warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
+      }
     }
     warp_finish_sums(f);
     store(team, f, it, tiles, stride, valid_rows - row0);

@@ -6,6 +6,7 @@
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/lane_chunk.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warpgroup_mma.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <nlohmann/json.hpp>
@@ -61,6 +62,7 @@ HardwareModel load_hardware_model(const std::string& path) {
   if (!j.contains("gpu") || !j.at("gpu").is_boolean()) throw FileFormatError(path, "field 'gpu' needs true or false");
   hw.gpu = j.at("gpu").get<bool>();
   hw.register_rows = j.value("register_rows", false);
+  hw.warpgroup_products = j.value("warpgroup_products", false);
   hw.memory_gb_per_s = number_field(j, path, "memory_gb_per_s", true);
   hw.tensor_tflop_per_s = number_field(j, path, "tensor_tflop_per_s", false);
   hw.vector_tflop_per_s = number_field(j, path, "vector_tflop_per_s", true);
@@ -213,6 +215,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   plan.team_size = std::max(leaf.team_size, 1);
   plan.vector_length = std::max(leaf.vector_length, 1);
   plan.register_rows = false;
+  plan.warpgroup_products = false;
   if (plan.variant == Variant::split_kv) {
     plan.tile_size = std::max(leaf.tile_size, 1);
     plan.num_segments = (std::max(part.max_visible_keys(), 1) + plan.tile_size - 1) / plan.tile_size;
@@ -240,7 +243,8 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   if (plan.tensor_cores && hw.register_rows && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead &&
       qpk <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     plan.register_rows = true;
-    plan.team_size = std::min(plan.team_size, kFragmentMaxWarps);
+    plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
+    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
   }

@@ -30,6 +30,7 @@ struct HardwareModel {
   int warp_lanes = 32;          // lanes of a warp / wavefront (the tensor-core path needs teams of these)
   double cache_mb = 0;          // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
   bool register_rows = false;   // kattn's register-row Q-block kernel runs on this arch
+  bool warpgroup_products = false;  // ... on warpgroup products (Hopper's wgmma) at head 128
   // Free parameters.
   double mem_efficiency = 1;      // achieved share of memory_gb_per_s
   double tensor_efficiency = 1;   // achieved share of tensor_tflop_per_s

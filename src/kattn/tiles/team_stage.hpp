@@ -172,19 +172,38 @@ struct TeamTileCopy {
   template <int Stride>
   __device__ void copy(unsigned to, bool values, const std::int32_t* block_ids, const FastDivisor& block_size,
                        int first, int count) const {
+    constexpr int kRowTo = Stride * int(sizeof(Storage));
     const char* lane_from = values ? k_lane + v_minus_k : k_lane;
-    to += unsigned((row0 * Stride + (threadIdx.x % 8) * kLaneElements) * sizeof(Storage));
-    if (row_step * 4 == Rows) return copy_rows<Stride, 4>(to, lane_from, block_ids, block_size, first, count, row0);
-    for (int j = row0; j < Rows; j += row_step, to += unsigned(row_step * Stride * sizeof(Storage)))
-      copy_rows<Stride, 1>(to, lane_from, block_ids, block_size, first, count, j);
+    to += unsigned(row0 * kRowTo + (threadIdx.x % 8) * 16);
+    if (row_step * 4 == Rows) return copy_rows<kRowTo, 128, 4>(to, lane_from, block_ids, block_size, first, count, row0);
+    for (int j = row0; j < Rows; j += row_step, to += unsigned(row_step * kRowTo))
+      copy_rows<kRowTo, 128, 1>(to, lane_from, block_ids, block_size, first, count, j);
+  }
+
+  // The same keys into the tile at `to` (1024-byte aligned) in the warpgroup products' 128-byte
+  // swizzled layout (warpgroup_tile_offset): a key's 128-byte rows of 64 elements, Rows · 128 bytes
+  // apart, chunk c of a row at c ^ (key % 8). The lanes take the rows as copy() does, so a warp's
+  // copy instruction writes 4 whole rows: every bank once.
+  __device__ void copy_swizzled(unsigned to, bool values, const std::int32_t* block_ids, const FastDivisor& block_size,
+                                int first, int count) const {
+    constexpr int kRowTo = 128, kHalfTo = Rows * 128;
+    const char* lane_from = values ? k_lane + v_minus_k : k_lane;
+    const int chunk = int(threadIdx.x % 8);
+    if (row_step % 8 == 0 && row_step * 4 == Rows)  // the thread's rows share their index mod 8
+      return copy_rows<kRowTo, kHalfTo, 4>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16), lane_from,
+                                           block_ids, block_size, first, count, row0);
+    for (int j = row0; j < Rows; j += row_step)
+      copy_rows<kRowTo, kHalfTo, 1>(to + unsigned(j * kRowTo + (chunk ^ (j % 8)) * 16), lane_from, block_ids,
+                                    block_size, first, count, j);
   }
 #endif
 
  private:
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // N of the thread's rows, j0, j0 + row_step, ..., to shared address `to` on: every block id is
-  // read before the first copy, so that their latencies overlap (a team of 4 warps: all 4 rows).
-  template <int Stride, int N>
+  // N of the thread's rows, j0, j0 + row_step, ..., row i to shared address to + i · row_step ·
+  // RowTo, its 128-byte parts h at + h · PartTo: every block id is read before the first copy, so
+  // that their latencies overlap (a team of 4 warps: all 4 rows).
+  template <int RowTo, int PartTo, int N>
   __device__ void copy_rows(unsigned to, const char* lane_from, const std::int32_t* block_ids,
                             const FastDivisor& block_size, int first, int count, int j0) const {
     std::int32_t block[N];
@@ -200,13 +219,13 @@ struct TeamTileCopy {
     for (int i = 0; i < N; ++i) {
       const char* from =
           lane_from + std::uint64_t(std::uint32_t(block[i])) * block_bytes + std::uint64_t(slot[i]) * slot_bytes;
-      const unsigned row_to = to + unsigned(i * row_step * Stride * sizeof(Storage));
+      const unsigned row_to = to + unsigned(i * row_step * RowTo);
       const bool valid = j0 + i * row_step < count;
-      const auto chunk = [&](auto c) {
-        constexpr int kOffset = decltype(c)::value * 8 * kLaneElements * int(sizeof(Storage));
-        stage_detail::copy_16_at<kOffset, kOffset>(row_to, from, valid);
+      const auto part = [&](auto h) {
+        constexpr int kPart = decltype(h)::value;
+        stage_detail::copy_16_at<kPart * PartTo, kPart * 128>(row_to, from, valid);
       };
-      for_each_index(chunk, std::make_integer_sequence<int, kRowBytes / 128>{});
+      for_each_index(part, std::make_integer_sequence<int, kRowBytes / 128>{});
     }
   }
 #endif

@@ -4,6 +4,7 @@
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/tiles/warpgroup_mma.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <algorithm>
@@ -163,8 +164,10 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // Rows in registers (QBlockMmaKernel): a warp per 16 rows, at most kFragmentMaxWarps, tiles of
     // the fragments' size; its scratch holds only a K and a V tile, which fit for every head size
     // the fragments take.
+    // On sm_90a at head 128 its products are the warpgroup's (wgmma), which take all 4 warps.
     plan.register_rows = true;
-    plan.team_size = std::min(plan.team_size, kFragmentMaxWarps);
+    plan.warpgroup_products = warpgroup_mma_available() && g.head_size == kWarpgroupHead;
+    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {

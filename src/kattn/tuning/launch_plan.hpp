@@ -45,6 +45,7 @@ struct LaunchPlan {
   int grid_teams = 0;      // static-grid variants: number of teams (0 = from the device's concurrency)
   bool tensor_cores = false;  // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   bool register_rows = false; // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
+  bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: a team of 4 warps, head 128
   std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
   int decodes_apart = 0;   // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
 
