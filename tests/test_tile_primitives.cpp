@@ -476,7 +476,10 @@ TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
 // and stored through scratch (warp_write_rows, warp_store_rows). Row r sees keys below 34 + 2r,
 // except row 7, which sees none (its output is zeros).
 struct RowProducts {
+  using Value = fp16_t;
   static constexpr int kHead = 64, kStride = kHead + kFragmentTilePad, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
+  static constexpr int kWarps = 1;
+  static constexpr std::size_t kScratchBytes = (kRows + 2 * kKeys) * kStride * sizeof(fp16_t) + 16;
   static constexpr float kScale = 0.125f;
   Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [16][head], [keys][head] ×2, [16][head]
   Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;       // [16 rows][keys]
@@ -517,26 +520,29 @@ struct RowProducts {
   }
 };
 
-TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
-  if (!register_rows_available()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
-  using P = RowProducts;
+// Runs the products P (fed small integers, so that the scores are exact) and checks its scores and
+// normalised rows against a double-precision host softmax; `tolerance` covers the 16-bit rounding
+// of the weights before P · V and of the output after it (a few ulps of each).
+template <class P>
+void expect_row_products_match_the_host(double tolerance) {
+  using T = typename P::Value;
   const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
   using Tile = decltype(P::q);
   const P p{Tile("q", P::kRows, P::kHead), Tile("k", P::kKeys, P::kHead), Tile("v", P::kKeys, P::kHead),
             Tile("out", P::kRows, P::kHead), decltype(P::scores)("s", P::kRows, P::kKeys)};
   auto q = Kokkos::create_mirror_view(p.q), k = Kokkos::create_mirror_view(p.k), v = Kokkos::create_mirror_view(p.v);
   for (int d = 0; d < P::kHead; ++d) {
-    for (int r = 0; r < P::kRows; ++r) q(r, d) = from_float<fp16_t>(value(r, d, 1));
+    for (int r = 0; r < P::kRows; ++r) q(r, d) = from_float<T>(value(r, d, 1));
     for (int j = 0; j < P::kKeys; ++j) {
-      k(j, d) = from_float<fp16_t>(value(j, d, 2));
-      v(j, d) = from_float<fp16_t>(value(j, d, 4));
+      k(j, d) = from_float<T>(value(j, d, 2));
+      v(j, d) = from_float<T>(value(j, d, 4));
     }
   }
   Kokkos::deep_copy(p.q, q);
   Kokkos::deep_copy(p.k, k);
   Kokkos::deep_copy(p.v, v);
-  TeamPolicy policy(1, 1, 32);
-  policy.set_scratch_size(0, Kokkos::PerTeam((P::kRows + 2 * P::kKeys) * P::kStride * sizeof(fp16_t) + 16));
+  TeamPolicy policy(1, P::kWarps, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(P::kScratchBytes));
   Kokkos::parallel_for(policy, p);
   const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
   const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.out);
@@ -554,10 +560,14 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
       double expected = 0.0;
       for (int j = 0; j < P::kKeys; ++j) expected += weight[std::size_t(j)] * value(j, d, 4);
       expected = sum > 0.0 ? expected / sum : 0.0;
-      // The weights are rounded to fp16 before P · V, the output after it: a few fp16 ulps.
-      ASSERT_NEAR(to_float(out(r, d)), expected, 4e-3 * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
+      ASSERT_NEAR(to_float(out(r, d)), expected, tolerance * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
     }
   }
+}
+
+TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
+  if (!register_rows_available()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
+  expect_row_products_match_the_host<RowProducts>(4e-3);
 }
 
 // One warpgroup (4 warps, 64 rows, head 128): Q rows staged and loaded as the prefill kernel does,
@@ -565,9 +575,11 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
 // warp_softmax_step and warpgroup_accumulate, as in RowProducts.
 template <class T>
 struct WarpgroupProducts {
+  using Value = T;
   static constexpr int kHead = kWarpgroupHead, kStride = kHead + kFragmentTilePad, kKeys = kFragmentTileKeys;
-  static constexpr int kRows = kWarpgroupWarps * kFragmentRows;
+  static constexpr int kWarps = kWarpgroupWarps, kRows = kWarps * kFragmentRows;
   static constexpr std::size_t kRowBytes = std::size_t(kRows) * kStride * sizeof(T);  // a region: Q rows, K, output rows
+  static constexpr std::size_t kScratchBytes = 2 * kRowBytes + kWarpgroupTileAlign;
   static constexpr float kScale = 0.125f;
   Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [64][head], [keys][head] ×2, [64][head]
   Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;   // [64 rows][keys]
@@ -610,53 +622,10 @@ struct WarpgroupProducts {
   }
 };
 
-template <class T>
-void expect_warpgroup_products(double tolerance) {
-  using P = WarpgroupProducts<T>;
-  const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
-  using Tile = decltype(P::q);
-  const P p{Tile("q", P::kRows, P::kHead), Tile("k", P::kKeys, P::kHead), Tile("v", P::kKeys, P::kHead),
-            Tile("out", P::kRows, P::kHead), decltype(P::scores)("s", P::kRows, P::kKeys)};
-  auto q = Kokkos::create_mirror_view(p.q), k = Kokkos::create_mirror_view(p.k), v = Kokkos::create_mirror_view(p.v);
-  for (int d = 0; d < P::kHead; ++d) {
-    for (int r = 0; r < P::kRows; ++r) q(r, d) = from_float<T>(value(r, d, 1));
-    for (int j = 0; j < P::kKeys; ++j) {
-      k(j, d) = from_float<T>(value(j, d, 2));
-      v(j, d) = from_float<T>(value(j, d, 4));
-    }
-  }
-  Kokkos::deep_copy(p.q, q);
-  Kokkos::deep_copy(p.k, k);
-  Kokkos::deep_copy(p.v, v);
-  TeamPolicy policy(1, kWarpgroupWarps, 32);
-  policy.set_scratch_size(0, Kokkos::PerTeam(2 * P::kRowBytes + kWarpgroupTileAlign));
-  Kokkos::parallel_for(policy, p);
-  const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
-  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.out);
-  for (int r = 0; r < P::kRows; ++r) {
-    double max = -compat::infinity(), sum = 0.0;
-    for (int j = 0; j < P::kKeys; ++j) {
-      double dot = 0.0;
-      for (int d = 0; d < P::kHead; ++d) dot += value(r, d, 1) * value(j, d, 2);
-      ASSERT_EQ(scores(r, j), dot) << "row " << r << " key " << j;
-      if (j < P::keys_seen(r)) max = std::max(max, P::kScale * dot);
-    }
-    std::vector<double> weight(P::kKeys, 0.0);
-    for (int j = 0; j < P::keys_seen(r); ++j) sum += weight[std::size_t(j)] = std::exp(P::kScale * scores(r, j) - max);
-    for (int d = 0; d < P::kHead; ++d) {
-      double expected = 0.0;
-      for (int j = 0; j < P::kKeys; ++j) expected += weight[std::size_t(j)] * value(j, d, 4);
-      expected = sum > 0.0 ? expected / sum : 0.0;
-      ASSERT_NEAR(to_float(out(r, d)), expected, tolerance * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
-    }
-  }
-}
-
 TEST(WarpgroupRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
   if (!warpgroup_mma_available()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
-  // The weights are rounded to 16 bits before P · V, the output after it: a few ulps of each.
-  expect_warpgroup_products<fp16_t>(4e-3);
-  expect_warpgroup_products<bf16_t>(3e-2);
+  expect_row_products_match_the_host<WarpgroupProducts<fp16_t>>(4e-3);
+  expect_row_products_match_the_host<WarpgroupProducts<bf16_t>>(3e-2);
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {
