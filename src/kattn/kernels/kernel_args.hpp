@@ -5,6 +5,7 @@
 #include "kattn/core/storage_types.hpp"
 #include "kattn/kernels/attention_inputs.hpp"
 #include "kattn/problem/attention_params.hpp"
+#include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/paged_kv.hpp"
 #include "kattn/tiles/score_rules.hpp"
 
@@ -45,6 +46,7 @@ struct KernelArgs {
   int num_seqs = 0;
   int num_q_heads = 0;
   int queries_per_kv = 0;
+  FastDivisor queries_per_kv_divisor;  // the same, for the Q-block rows' token and head of a row
   int head_size = 0;
   int block_size = 0;
   ScoreRules rules;  // points into the feature views of the inputs
@@ -77,6 +79,7 @@ KernelArgs<Q, Cache, Out, Memory> make_kernel_args(const AttentionInputs<Q, Cach
   a.num_seqs = g.num_seqs;
   a.num_q_heads = g.num_q_heads;
   a.queries_per_kv = g.queries_per_kv();
+  a.queries_per_kv_divisor = FastDivisor(a.queries_per_kv);
   a.head_size = g.head_size;
   a.block_size = g.block_size;
   a.rules.scale = float(params.softmax_scale) * params.k_scale;  // q·(k_scale k) = k_scale (q·k)

@@ -38,7 +38,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
   rows.first_token = query_start + first_local;
   rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
   rows.first_position = seq_len - query_len + first_local;
-  rows.queries_per_kv = args.queries_per_kv;
+  rows.queries_per_kv = args.queries_per_kv_divisor;
   rows.kv_head = rest - q_block * num_kv_heads;
 
   // Keys any row sees: from the first row's window start to the last row's end; tiles outside

@@ -74,7 +74,7 @@ struct QBlockMmaKernel {
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
     const int lane = warp_lane(), warp = team.team_rank();
     const int row0 = warp * kFragmentRows;
-    const int valid_rows = rows.valid_tokens * rows.queries_per_kv;
+    const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
     Cache* const k_tile = tiles;
     Cache* const v_tile = tiles + kFragmentTileKeys * stride;
 

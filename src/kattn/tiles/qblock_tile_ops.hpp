@@ -5,6 +5,7 @@
 
 #include "kattn/core/compat.hpp"
 #include "kattn/core/storage_types.hpp"
+#include "kattn/tiles/fast_divisor.hpp"
 #include "kattn/tiles/online_softmax.hpp"
 #include "kattn/tiles/paged_kv.hpp"
 #include "kattn/tiles/score_rules.hpp"
@@ -20,13 +21,17 @@ struct QBlockRows {
   int first_token = 0;    // global index of the block's first query token
   int valid_tokens = 0;   // tokens of the block inside its sequence (<= block_q)
   int first_position = 0; // absolute position of the first token (context + offset in the query)
-  int queries_per_kv = 1;
+  FastDivisor queries_per_kv;  // a row's token and head by multiply-high, not integer division
   int kv_head = 0;
 
-  KOKKOS_INLINE_FUNCTION bool valid(int r) const { return r / queries_per_kv < valid_tokens; }
-  KOKKOS_INLINE_FUNCTION int token(int r) const { return first_token + r / queries_per_kv; }
-  KOKKOS_INLINE_FUNCTION int head(int r) const { return kv_head * queries_per_kv + r % queries_per_kv; }
-  KOKKOS_INLINE_FUNCTION int position(int r) const { return first_position + r / queries_per_kv; }
+  KOKKOS_INLINE_FUNCTION bool valid(int r) const { return queries_per_kv.div(r) < valid_tokens; }
+  KOKKOS_INLINE_FUNCTION int token(int r) const { return first_token + queries_per_kv.div(r); }
+  KOKKOS_INLINE_FUNCTION int head(int r) const {
+    int group_row = 0;
+    queries_per_kv.divmod(r, group_row);
+    return kv_head * queries_per_kv.divisor + group_row;
+  }
+  KOKKOS_INLINE_FUNCTION int position(int r) const { return first_position + queries_per_kv.div(r); }
 };
 
 // Copies `count` keys (or values) starting at sequence position `first` into a [tile][head_size]
