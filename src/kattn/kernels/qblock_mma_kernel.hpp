@@ -4,12 +4,12 @@
 // (warp_fragments.hpp). The team shares one K tile and one V tile of kFragmentTileKeys keys in
 // scratch (34.8 KB at head 128, under Kokkos 4.6's 40,936-byte cap), pipelined as
 // FlashAttention-2 does: V(t) is copied while the warps compute Q·K(t)^T, K(t + 1) while they take
-// the softmax and P·V(t). Several such teams share an SM (their registers allow 3), and they hide
+// the softmax and P·V(t). Several such teams share an SM (2 at their ~240 registers), and they hide
 // each other's copies and barriers. The planner picks it (LaunchPlan::register_rows) for fp16/bf16
 // on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
 // QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
 // team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
-// that the copies lay out as core matrices; the softmax stays the warps' own.
+// that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own.
 #pragma once
 
 #include "kattn/kernels/qblock_item.hpp"
