@@ -20,7 +20,7 @@ struct BaselineKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int token = team.league_rank() / args.num_q_heads;
     const int head = team.league_rank() % args.num_q_heads;
-    const int kv_head = head / args.queries_per_kv;
+    const int kv_head = args.queries_per_kv.div(head);
     const int seq = args.find_seq(token);
     const int first_token = args.cu_seqlens_q(seq);
     const int seq_len = args.seq_lens(seq);

@@ -45,8 +45,7 @@ struct KernelArgs {
   Vector<const std::int32_t*> seq_lens;
   int num_seqs = 0;
   int num_q_heads = 0;
-  int queries_per_kv = 0;
-  FastDivisor queries_per_kv_divisor;  // the same, for the Q-block rows' token and head of a row
+  FastDivisor queries_per_kv;  // query heads per KV head (.divisor); rows find their token and head by it
   int head_size = 0;
   int block_size = 0;
   ScoreRules rules;  // points into the feature views of the inputs
@@ -78,8 +77,7 @@ KernelArgs<Q, Cache, Out, Memory> make_kernel_args(const AttentionInputs<Q, Cach
   a.seq_lens = in.seq_lens;
   a.num_seqs = g.num_seqs;
   a.num_q_heads = g.num_q_heads;
-  a.queries_per_kv = g.queries_per_kv();
-  a.queries_per_kv_divisor = FastDivisor(a.queries_per_kv);
+  a.queries_per_kv = FastDivisor(g.queries_per_kv());
   a.head_size = g.head_size;
   a.block_size = g.block_size;
   a.rules.scale = float(params.softmax_scale) * params.k_scale;  // q·(k_scale k) = k_scale (q·k)

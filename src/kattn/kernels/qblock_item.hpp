@@ -20,7 +20,7 @@ struct QBlockItem {
 template <class Args, class Offsets>
 KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& cu_q_blocks, int item, int block_q,
                                               int tile_size, int num_segments) {
-  const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
+  const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
   QBlockItem it;
   it.segment = item % num_segments;
   const int rest = item / num_segments;
@@ -38,7 +38,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
   rows.first_token = query_start + first_local;
   rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
   rows.first_position = seq_len - query_len + first_local;
-  rows.queries_per_kv = args.queries_per_kv_divisor;
+  rows.queries_per_kv = args.queries_per_kv;
   rows.kv_head = rest - q_block * num_kv_heads;
 
   // Keys any row sees: from the first row's window start to the last row's end; tiles outside
@@ -59,7 +59,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
 // static-grid launch shape serves any batch).
 template <class Args, class Offsets>
 KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Offsets& cu_q_blocks, int num_segments) {
-  return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv) * num_segments;
+  return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv.divisor) * num_segments;
 }
 
 }  // namespace kattn

@@ -51,15 +51,15 @@ struct SplitKvItem {
 template <class Args>
 KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_place(const Args& args, int league_rank, const SplitKvGrid& grid) {
   SplitKvItem it;
-  const int num_kv_heads = args.num_q_heads / args.queries_per_kv;
+  const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
   it.partition = league_rank % grid.num_partitions;
   it.row_group_item = league_rank / grid.num_partitions;
   const int group = it.row_group_item % grid.row_groups;
   it.kv_head = it.row_group_item / grid.row_groups % num_kv_heads;
   it.token = grid.first_token + it.row_group_item / (grid.row_groups * num_kv_heads);
-  const int group_rows = args.queries_per_kv - group * grid.rows_per_group;
+  const int group_rows = args.queries_per_kv.divisor - group * grid.rows_per_group;
   it.rows = group_rows < grid.rows_per_group ? group_rows : grid.rows_per_group;
-  it.first_head = it.kv_head * args.queries_per_kv + group * grid.rows_per_group;
+  it.first_head = it.kv_head * args.queries_per_kv.divisor + group * grid.rows_per_group;
   // Decode needs no search for the token's sequence nor its query offsets: fewer loads in the
   // chain of dependent loads that starts every team (seven fewer at batch 128).
   it.seq = grid.one_query_a_seq ? it.token : args.find_seq(it.token);
