@@ -15,6 +15,7 @@
 #include "kattn/kernels/workspace.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -94,7 +95,8 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
   using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
   const LaunchPlan& plan = part.plan;
   const bool static_grid = is_static_grid(plan.variant);
-  TeamPolicy policy(launches.space, static_grid ? plan.grid_teams : part.num_tokens * g.num_q_heads, plan.team_size,
+  const int rows = part.num_tokens * g.num_q_heads;
+  TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, rows) : rows, plan.team_size,
                     plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
   launches("kattn::segment_reduce", policy, Reduce{args, partials, plan.num_segments, part.first_token, part.num_tokens, static_grid});
@@ -172,7 +174,9 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
 
   const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
   const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
-    TeamPolicy policy(launches.space, static_grid ? plan.grid_teams : items, plan.team_size, plan.vector_length);
+    // A static grid past the most items the part's bounds allow would only start teams that return.
+    TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, items) : items, plan.team_size,
+                      plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
   };
