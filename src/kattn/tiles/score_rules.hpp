@@ -18,11 +18,11 @@ struct ScoreRules {
   int window_left = -1;                   // keys at most this many positions back; -1 = unbounded
   float softcap = 0.0f;                   // cap * tanh(s / cap); 0 = off
   const float* alibi_slopes = nullptr;    // [num_q_heads]: + slope * (key - alibi_origin_of(row))
-  AlibiOrigin alibi_origin = AlibiOrigin::query_position;
   const float* sinks = nullptr;           // [num_q_heads]: a logit in every row's denominator
   const std::int32_t* prefix_lens = nullptr;  // [num_seqs]: prefix-LM, bidirectional inside the prefix
   const float* qq_bias = nullptr;         // [qq_bias_size, qq_bias_size] over the new query tokens
   int qq_bias_size = 0;
+  AlibiOrigin alibi_origin = AlibiOrigin::query_position;  // of alibi_slopes; beside the int, no padding
 
   // Keys a query at `position` may see lie in [first_key, end_key).
   KOKKOS_INLINE_FUNCTION int first_key(int position) const {
@@ -38,8 +38,7 @@ struct ScoreRules {
     return key >= first_key(position) && key < end_key(position, seq_len, seq);
   }
 
-  // The position ALiBi measures a row's keys from: one select on values fixed for the row, which
-  // the compilers hoist out of a row's key loop.
+  // The position ALiBi measures a row's keys from: a select (no branch) on values fixed for the row.
   KOKKOS_INLINE_FUNCTION int alibi_origin_of(int position, int context_len) const {
     return alibi_origin == AlibiOrigin::context_length ? context_len : position;
   }
