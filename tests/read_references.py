@@ -19,6 +19,7 @@ def attention(case):
     window = int(case.attrs.get("window_left", -1))
     softcap = float(case.attrs.get("softcap", 0.0))
     alibi = case["alibi_slopes"][...] if "alibi_slopes" in case else None
+    alibi_from_context = case.attrs.get("alibi_origin", b"") in (b"context_length", "context_length")
     sinks = case["sinks"][...] if "sinks" in case else None
     prefix = case["prefix_lens"][...] if "prefix_lens" in case else None
     qq_bias = case["qq_bias"][...] if "qq_bias" in case else None
@@ -38,6 +39,7 @@ def attention(case):
         context = seq_len - query_len
         for i in range(query_len):
             position = context + i
+            alibi_origin = context if alibi_from_context else position
             mask = np.ones(seq_len, dtype=bool)
             if causal:
                 mask &= (positions <= position) | (positions < (prefix[s] if prefix is not None else 0))
@@ -48,7 +50,7 @@ def attention(case):
                 if softcap > 0:
                     scores = softcap * np.tanh(scores / softcap)
                 if alibi is not None:
-                    scores = scores + alibi[h] * (positions - position)
+                    scores = scores + alibi[h] * (positions - alibi_origin)
                 if qq_bias is not None:
                     new = positions >= context
                     scores[new] += qq_bias[i, positions[new] - context]

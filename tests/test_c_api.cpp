@@ -1,5 +1,6 @@
-// The C API: a call matches the oracle for each storage combination and for strided caches, and
-// every error path returns its status and a message naming the field, with `out` untouched.
+// The C API: a call matches the oracle for each storage combination and for strided caches, with
+// vLLM's ALiBi origin (a plan's run too), and every error path returns its status and a message
+// naming the field, with `out` untouched.
 #include "c_api_args.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
@@ -11,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace kattn {
 namespace {
@@ -30,13 +32,19 @@ HostProblem mixed_problem(DType dtype, const FeatureSpec& features = {}, bool ca
   return generate_batch(spec);
 }
 
+// The problem the C API computes: p with vLLM's ALiBi origin, the context length.
+HostProblem as_vllm(HostProblem p) {
+  p.params.alibi_origin = AlibiOrigin::context_length;
+  return p;
+}
+
 void expect_matches_oracle(const HostProblem& p) {
   dispatch_storage(p.dtype, p.kv_dtype(), p.out_dtype(), [&p](auto q, auto cache, auto out) {
     const auto d = upload_problem<decltype(q), decltype(cache), decltype(out)>(p);
     const kattn_attention_args a = args_of(p, d);
     ASSERT_EQ(kattn_unified_attention(&a), KATTN_SUCCESS) << kattn_last_error();
     EXPECT_STREQ(kattn_last_error(), "");
-    const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
+    const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(as_vllm(p)), p);
     EXPECT_TRUE(c.passed()) << c.failures << " elements off, max abs error " << c.max_abs_error;
   });
 }
@@ -50,6 +58,33 @@ TEST(CApi, Fp16WithWindowSoftcapAlibiSinksMatchesOracle) {
   features.alibi = true;
   features.sinks = true;
   expect_matches_oracle(mixed_problem(DType::fp16, features));
+}
+
+// With sinks, ALiBi from the context length (vLLM's unified_attention) and from the query's
+// position (kattn's C++ default) give different outputs: the one-shot call and a plan's run give
+// vLLM's.
+TEST(CApi, AlibiWithSinksMeasuresFromTheContextLengthAsVllm) {
+  FeatureSpec features;
+  features.alibi = true;
+  features.sinks = true;
+  const HostProblem p = mixed_problem(DType::fp32, features);
+  const auto d = upload_problem<float, float, float>(p);
+  const kattn_attention_args a = args_of(p, d);
+  const std::vector<double> vllm = oracle_attention(as_vllm(p));
+  const std::vector<double> from_query = oracle_attention(p);
+  const auto expect_vllm = [&](const char* call) {
+    const std::vector<float> out = download_out(d.out);
+    EXPECT_TRUE(compare_to_reference(out, vllm, p).passed()) << call;
+    EXPECT_FALSE(compare_to_reference(out, from_query, p).passed()) << call;
+  };
+  ASSERT_EQ(kattn_unified_attention(&a), KATTN_SUCCESS) << kattn_last_error();
+  expect_vllm("kattn_unified_attention");
+  Kokkos::deep_copy(d.out, 0.0f);
+  kattn_plan* plan = nullptr;
+  ASSERT_EQ(kattn_plan_create(&a, nullptr, &plan), KATTN_SUCCESS) << kattn_last_error();
+  EXPECT_EQ(kattn_plan_run(plan, &a), KATTN_SUCCESS) << kattn_last_error();
+  kattn_plan_destroy(plan);
+  expect_vllm("kattn_plan_run");
 }
 
 TEST(CApi, Bf16WithFp8CacheAndOutputMatchesOracle) {

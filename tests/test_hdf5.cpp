@@ -36,6 +36,7 @@ TEST(Hdf5, RoundTripIsExact) {
   written.problem.qq_bias.assign(36, 0.125f);
   written.problem.params.window_left = 5;
   written.problem.params.softcap = 20.0f;
+  written.problem.params.alibi_origin = AlibiOrigin::context_length;
   written.problem.params.k_scale = 0.5f;
   written.problem.params.v_scale = 2.0f;
   written.problem.params.out_scale = 4.0f;
@@ -57,6 +58,7 @@ TEST(Hdf5, RoundTripIsExact) {
   EXPECT_EQ(c.problem.qq_bias_size, 6);
   EXPECT_EQ(c.problem.params.window_left, 5);
   EXPECT_EQ(c.problem.params.softcap, 20.0f);
+  EXPECT_EQ(c.problem.params.alibi_origin, AlibiOrigin::context_length);
   EXPECT_EQ(c.problem.params.v_scale, 2.0f);
   EXPECT_EQ(c.problem.params.out_scale, 4.0f);
   EXPECT_TRUE(c.problem.fp8_out);
@@ -156,6 +158,17 @@ TEST(Hdf5, ValueNotInDtype) {
              std::uint64_t(geo.head_size)});
   });
   expect_read_error(path, "v_cache holds");
+}
+
+TEST(Hdf5, UnknownAlibiOrigin) {
+  const std::string path = file_with_case("origin", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
+    const Geometry& geo = c.problem.geometry;
+    g.write("v_cache", c.problem.v_cache,
+            {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
+             std::uint64_t(geo.head_size)});
+    g.write_attribute("alibi_origin", std::string("key_position"));
+  });
+  expect_read_error(path, "alibi_origin 'key_position'");
 }
 
 TEST(Hdf5, FailedWriteLeavesNoFile) {

@@ -156,6 +156,42 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, KernelFeatureCombos,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// ALiBi with sinks, where the ALiBi origin (AlibiOrigin) changes the output: each origin against
+// its oracle on the mixed batch, whose chunks and prefills hold queries past their context length.
+// The other origin's oracle must disagree, or the batch could not tell the two apart.
+class KernelAlibiSinks : public ::testing::TestWithParam<std::tuple<Variant, AlibiOrigin, DType>> {};
+
+TEST_P(KernelAlibiSinks, MatchesTheOracleOfItsOrigin) {
+  const auto [variant, origin, dtype] = GetParam();
+  BatchSpec spec;
+  spec.model = {"alibi-sinks", 8, 2, 64};
+  spec.dtype = dtype;
+  spec.block_size = 16;
+  spec.sequences = mixed_sequences();
+  spec.features.alibi = true;
+  spec.features.sinks = true;
+  spec.seed = 16;
+  HostProblem problem = generate_batch(spec);
+  problem.params.alibi_origin = origin;
+  const ProblemRun run = run_problem(problem, forced(variant, 7));
+  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
+  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;
+  problem.params.alibi_origin =
+      origin == AlibiOrigin::context_length ? AlibiOrigin::query_position : AlibiOrigin::context_length;
+  EXPECT_FALSE(compare_to_reference(run.out, oracle_attention(problem), problem).passed());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, KernelAlibiSinks,
+                         ::testing::Combine(::testing::ValuesIn(all_variants()),
+                                            ::testing::Values(AlibiOrigin::query_position, AlibiOrigin::context_length),
+                                            ::testing::Values(DType::fp32, DType::fp16, DType::bf16)),
+                         [](const ::testing::TestParamInfo<std::tuple<Variant, AlibiOrigin, DType>>& info) {
+                           return std::string(to_string(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) == AlibiOrigin::context_length ? "_from_context_"
+                                                                                          : "_from_query_") +
+                                  std::string(to_string(std::get<2>(info.param)));
+                         });
+
 // A planned mixed batch whose decodes come first runs them apart on split_kv and the rest on the
 // table's Q-block plan (CallPlan); decodes elsewhere in the batch keep one launch. Both match the
 // oracle. The table's leaves name the variants, so every backend takes the split path.

@@ -106,6 +106,22 @@ TEST(Oracle, SinkJoinsTheDenominator) {
   EXPECT_NEAR(out[1], 0.2 * 2.0 + 0.6 * 6.0, 1e-6);
 }
 
+// ALiBi from the query's position or from the context length (vLLM) moves a row's logits together,
+// which only its sink does not follow. The second token (position 1, context 0), slope ln 3, sink 0:
+// from the query, logits -ln 3, ln 3, 0: weights 1/13, 9/13; from the context, 0, 2 ln 3, 0: 1/11, 9/11.
+TEST(Oracle, AlibiOriginMattersWithASink) {
+  HostProblem p = two_token_problem();
+  p.alibi_slopes = {float(std::log(3.0))};
+  p.sinks = {0.0f};
+  const std::vector<double> from_query = oracle_attention(p);
+  p.params.alibi_origin = AlibiOrigin::context_length;
+  const std::vector<double> from_context = oracle_attention(p);
+  EXPECT_NEAR(from_query[0], 0.5 * 2.0, 1e-6);  // the first token sits at the context length
+  EXPECT_NEAR(from_context[0], 0.5 * 2.0, 1e-6);
+  EXPECT_NEAR(from_query[1], (2.0 + 9.0 * 6.0) / 13.0, 1e-6);
+  EXPECT_NEAR(from_context[1], (2.0 + 9.0 * 6.0) / 11.0, 1e-6);
+}
+
 TEST(Oracle, PrefixIsBidirectional) {
   HostProblem p = two_token_problem();
   p.prefix_lens = {2};  // the first token sees the second too

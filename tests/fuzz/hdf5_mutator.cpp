@@ -111,7 +111,8 @@ void replace_dataset(Rng& rng, hid_t file, const std::string& path) {
 }
 
 const char* const kAttributes[] = {"schema", "schema_version", "dtype", "kv_dtype", "out_dtype", "softmax_scale",
-                                   "causal", "window_left", "softcap", "k_scale", "v_scale", "out_scale", "seed"};
+                                   "causal", "window_left", "softcap", "alibi_origin", "k_scale", "v_scale",
+                                   "out_scale", "seed"};
 
 void replace_attribute(Rng& rng, hid_t file, const std::string& object) {
   Handle target(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);

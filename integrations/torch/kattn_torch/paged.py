@@ -81,7 +81,8 @@ def make_batch(query_lens, seq_lens, dtype, num_q_heads=32, num_kv_heads=8, head
 
 def reference(batch, softmax_scale, window_left=-1, softcap=0.0, alibi_slopes=None, sinks=None):
     """Dense fp32 attention, causal by absolute position (context + index), gathering K/V through the
-    block table; the feature conventions of kattn's oracle (src/kattn/oracle/oracle.cpp)."""
+    block table; the feature conventions of kattn's oracle (src/kattn/oracle/oracle.cpp) with vLLM's
+    ALiBi origin, as the op takes: slope * (key - context length), context length = seq_len - query_len."""
     q, k_cache, v_cache = batch.q, batch.k_cache, batch.v_cache
     heads, block_size = q.shape[1], k_cache.shape[1]
     group = heads // k_cache.shape[2]
@@ -97,10 +98,11 @@ def reference(batch, softmax_scale, window_left=-1, softcap=0.0, alibi_slopes=No
         scores = torch.einsum("qhd,khd->hqk", q[start:start + query_len].float(), k) * softmax_scale
         if softcap > 0:
             scores = softcap * torch.tanh(scores / softcap)
-        position = (seq_len - query_len + torch.arange(query_len, device=q.device))[:, None]
+        context_len = seq_len - query_len
+        position = (context_len + torch.arange(query_len, device=q.device))[:, None]
         key = torch.arange(seq_len, device=q.device)[None, :]
         if alibi_slopes is not None:
-            scores = scores + alibi_slopes[:, None, None] * (key - position)[None]
+            scores = scores + alibi_slopes[:, None, None] * (key - context_len)[None]
         visible = key <= position
         if window_left >= 0:
             visible &= position - key <= window_left

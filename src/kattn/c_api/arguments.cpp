@@ -109,6 +109,7 @@ AttentionParams params_of(const kattn_attention_args& a) {
   p.causal = a.causal != 0;
   p.window_left = a.window_left;
   p.softcap = a.softcap;
+  p.alibi_origin = AlibiOrigin::context_length;  // vLLM's: differs from kattn's default with sinks
   p.k_scale = a.k_descale;
   p.v_scale = a.v_descale;
   p.out_scale = a.output_scale;

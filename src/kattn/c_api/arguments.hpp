@@ -26,7 +26,8 @@ void check_counts(const kattn_attention_args& a);
 void check_pointers(const kattn_attention_args& a);
 // q, out and block_table contiguous, cache strides >= 0.
 void check_strides(const kattn_attention_args& a);
-// The scalars as AttentionParams (q_descale folded into the scale); window_right checked.
+// The scalars as AttentionParams (q_descale folded into the scale, vLLM's ALiBi origin);
+// window_right checked.
 AttentionParams params_of(const kattn_attention_args& a);
 // max_seqlen_q and max_seqlen_k hold for host copies of cu_seqlens_q and seq_lens.
 void check_max_lengths(const kattn_attention_args& a, const std::int32_t* cu_seqlens_q, const std::int32_t* seq_lens);

@@ -80,7 +80,11 @@ typedef struct kattn_attention_args {
   float v_descale;
   float output_scale; /* an fp8 out holds out / output_scale (default 1) */
 
-  /* Optional per-query-head float arrays [num_q_heads]; NULL = off (default) */
+  /* Optional per-query-head float arrays [num_q_heads]; NULL = off (default). As in vLLM's
+   * unified_attention, ALiBi adds slope * (key position - context length) to a query's logits,
+   * context length = seq_len - query length, the same for every query of a sequence (kattn's C++
+   * default measures from the query's position instead; only with sinks do the outputs differ).
+   * A sink is a logit per head in every row's softmax denominator. */
   const float* alibi_slopes;
   const float* sinks;
 

@@ -13,6 +13,7 @@ namespace kattn {
 namespace {
 
 constexpr const char* kSchemaName = "kattn-problems";
+constexpr const char* kAlibiOrigins[] = {"query_position", "context_length"};  // AlibiOrigin's order
 
 // Writes through `write` into a temporary file next to `path` and renames it into place.
 template <class Write>
@@ -51,6 +52,7 @@ void write_case(const h5::Group& cases, const ProblemCase& c) {
   group.write_attribute("causal", std::int64_t(p.params.causal));
   group.write_attribute("window_left", std::int64_t(p.params.window_left));
   group.write_attribute("softcap", double(p.params.softcap));
+  group.write_attribute("alibi_origin", std::string(kAlibiOrigins[int(p.params.alibi_origin)]));
   group.write_attribute("kv_dtype", std::string(to_string(p.kv_dtype())));
   group.write_attribute("out_dtype", std::string(to_string(p.out_dtype())));
   group.write_attribute("k_scale", double(p.params.k_scale));
@@ -99,6 +101,12 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   p.params.causal = group.has_attribute("causal") ? group.read_int("causal") != 0 : true;
   p.params.window_left = group.has_attribute("window_left") ? int(group.read_int("window_left")) : -1;
   p.params.softcap = group.has_attribute("softcap") ? float(group.read_double("softcap")) : 0.0f;
+  if (group.has_attribute("alibi_origin")) {
+    const std::string origin = group.read_string("alibi_origin");
+    if (origin == kAlibiOrigins[1]) p.params.alibi_origin = AlibiOrigin::context_length;
+    else if (origin != kAlibiOrigins[0])
+      throw FileFormatError(group.where(), "alibi_origin '" + origin + "' must be query_position or context_length");
+  }
   p.params.k_scale = group.has_attribute("k_scale") ? float(group.read_double("k_scale")) : 1.0f;
   p.params.v_scale = group.has_attribute("v_scale") ? float(group.read_double("v_scale")) : 1.0f;
   p.params.out_scale = group.has_attribute("out_scale") ? float(group.read_double("out_scale")) : 1.0f;

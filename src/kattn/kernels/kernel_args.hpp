@@ -86,6 +86,7 @@ KernelArgs<Q, Cache, Out, Memory> make_kernel_args(const AttentionInputs<Q, Cach
   a.rules.window_left = params.window_left;
   a.rules.softcap = params.softcap;
   a.rules.alibi_slopes = in.alibi_slopes.extent(0) ? in.alibi_slopes.data() : nullptr;
+  a.rules.alibi_origin = params.alibi_origin;
   a.rules.sinks = in.sinks.extent(0) ? in.sinks.data() : nullptr;
   a.rules.prefix_lens = in.prefix_lens.extent(0) ? in.prefix_lens.data() : nullptr;
   a.rules.qq_bias = in.qq_bias.extent(0) ? in.qq_bias.data() : nullptr;

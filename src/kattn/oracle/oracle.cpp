@@ -34,6 +34,7 @@ std::vector<double> oracle_attention(const HostProblem& p) {
     for (int i = 0; i < query_len; ++i) {
       const int token = first_token + i;
       const int position = context_len + i;  // absolute position of this query token
+      const int alibi_origin = p.params.alibi_origin == AlibiOrigin::context_length ? context_len : position;
       keys.clear();
       for (int j = 0; j < seq_len; ++j) {
         const bool causal_ok = !p.params.causal || j <= position || j < prefix_len;  // prefix-LM: bidirectional prefix
@@ -51,7 +52,7 @@ std::vector<double> oracle_attention(const HostProblem& p) {
           for (int d = 0; d < D; ++d) score += double(q[d]) * double(k[d]);
           score *= p.params.softmax_scale * p.params.k_scale;  // K dequantised
           if (p.params.softcap > 0.0f) score = p.params.softcap * std::tanh(score / p.params.softcap);
-          if (!p.alibi_slopes.empty()) score += double(p.alibi_slopes[h]) * (j - position);
+          if (!p.alibi_slopes.empty()) score += double(p.alibi_slopes[h]) * (j - alibi_origin);
           if (!p.qq_bias.empty() && j >= context_len)
             score += p.qq_bias[std::size_t(i) * p.qq_bias_size + std::size_t(j - context_len)];
           scores[n] = score;

@@ -24,7 +24,7 @@ struct HostProblem {
   std::vector<std::int32_t> cu_seqlens_q;  // [num_seqs + 1], cu_seqlens_q[0] = 0
   std::vector<std::int32_t> seq_lens;      // [num_seqs], context + query length
   // Optional feature tensors (empty = off).
-  std::vector<float> alibi_slopes;         // [num_q_heads]: logit + slope * (key position - query position)
+  std::vector<float> alibi_slopes;         // [num_q_heads]: logit + slope * (key position - params.alibi_origin)
   std::vector<float> sinks;                // [num_q_heads]: a per-head logit in every row's denominator
   std::vector<std::int32_t> prefix_lens;   // [num_seqs]: prefix-LM, bidirectional over the first prefix_lens[s] tokens
   std::vector<float> qq_bias;              // [qq_bias_size, qq_bias_size]: bias between new query tokens
