@@ -99,6 +99,57 @@ class RelaxedCaptureMode {
 #endif
 };
 
+// A second instance beside a caller's, for the parts of a call that may run at once (a mixed
+// batch's leading decodes, memory-bound, beside its prefills, compute-bound): fork(main) returns
+// the instance to launch on, which first waits for the work enqueued on `main` so far; join(main)
+// makes `main` wait for what was launched on it since. Waits are events on the device: no host
+// fence, and a stream capture records them as its fork and join. Host spaces run both parts on
+// `main`, in order. One per workspace: calls that share it are ordered anyway.
+class SideInstance {
+ public:
+  explicit SideInstance(const ExecutionSpace& main) {
+#ifdef KATTN_GPU_RUNTIME
+    space_ = Kokkos::Experimental::partition_space(main, 1).front();
+    KATTN_GPU_RUNTIME(EventCreateWithFlags)(&forked_, KATTN_GPU_RUNTIME(EventDisableTiming));
+    KATTN_GPU_RUNTIME(EventCreateWithFlags)(&joined_, KATTN_GPU_RUNTIME(EventDisableTiming));
+#else
+    (void)main;
+#endif
+  }
+  ~SideInstance() {
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventDestroy)(forked_);
+    KATTN_GPU_RUNTIME(EventDestroy)(joined_);
+#endif
+  }
+  SideInstance(const SideInstance&) = delete;
+  SideInstance& operator=(const SideInstance&) = delete;
+
+  ExecutionSpace fork(const ExecutionSpace& main) const {
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventRecord)(forked_, KATTN_GPU_STREAM(main));
+    KATTN_GPU_RUNTIME(StreamWaitEvent)(KATTN_GPU_STREAM(space_), forked_, 0);
+    return space_;
+#else
+    return main;
+#endif
+  }
+  void join(const ExecutionSpace& main) const {
+#ifdef KATTN_GPU_RUNTIME
+    KATTN_GPU_RUNTIME(EventRecord)(joined_, KATTN_GPU_STREAM(space_));
+    KATTN_GPU_RUNTIME(StreamWaitEvent)(KATTN_GPU_STREAM(main), joined_, 0);
+#else
+    (void)main;
+#endif
+  }
+
+#ifdef KATTN_GPU_RUNTIME
+ private:
+  ExecutionSpace space_;
+  KATTN_GPU_RUNTIME(Event_t) forked_{}, joined_{};
+#endif
+};
+
 // Device time between two points of an instance's stream, from events (CUDA, HIP): what the
 // kernels enqueued between start() and stop_us() took on the device, without the host's part. Host
 // spaces have no events: there it is the host time from start() to a fence at stop_us().

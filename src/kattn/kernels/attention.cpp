@@ -13,6 +13,7 @@ struct AttentionPlan::Launches {
   std::optional<PartLaunch> decodes;  // the leading decodes, run apart
   std::optional<PartLaunch> main;     // the whole batch, or the sequences after the leading decodes
   Workspace::Buffers buffers;
+  const SideInstance* side = nullptr;  // the workspace's, where the decodes run beside the rest
 };
 
 namespace {
@@ -34,8 +35,13 @@ void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionI
   validate_inputs(in, out, g, false);
   const AttentionPlan::Launches& parts = *plan.launches();
   const auto args = make_kernel_args(in, plan.params(), out);
-  if (parts.decodes) launch_part(launches, args, g, *parts.decodes, parts.buffers);
+  if (!parts.decodes) return launch_part(launches, args, g, *parts.main, parts.buffers);
+  // The two parts write other rows and other workspace arrays: the decodes (memory-bound) go
+  // first, beside the rest (compute-bound), whose teams fill the SMs around them.
+  auto decodes = launches.branch(*parts.side);
+  launch_part(decodes, args, g, *parts.decodes, parts.buffers);
   launch_part(launches, args, g, *parts.main, parts.buffers);
+  launches.join(decodes, *parts.side);
 }
 
 }  // namespace
@@ -62,6 +68,7 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
   launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, g.num_seqs,
                          decodes, g.num_tokens - decodes, g, layout);
   launches->buffers = workspace.commit(layout);
+  if (launches->decodes) launches->side = &workspace.side();
   return AttentionPlan(g, params, call, std::move(launches));
 }
 

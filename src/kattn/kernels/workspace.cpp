@@ -37,4 +37,9 @@ Workspace::Buffers Workspace::commit(const Layout& layout) {
   return {buffer_.data(), counters_.data()};
 }
 
+const SideInstance& Workspace::side() {
+  if (!side_) side_ = std::make_shared<const SideInstance>(ExecutionSpace());
+  return *side_;
+}
+
 }  // namespace kattn

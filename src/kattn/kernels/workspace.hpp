@@ -8,9 +8,11 @@
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/core/stream_instance.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace kattn {
 
@@ -39,15 +41,20 @@ class Workspace {
   };
   Buffers commit(const Layout& layout);
 
+  // The instance a plan's parts that may run at once use beside the caller's (made on first use).
+  const SideInstance& side();
+
   // Frees the buffers: a workspace that may outlive Kokkos must be released before Kokkos::finalize.
   void release() {
     buffer_ = {};
     counters_ = {};
+    side_.reset();
   }
 
  private:
   Kokkos::View<char*, MemorySpace> buffer_;
   Kokkos::View<std::int32_t*, MemorySpace> counters_;
+  std::shared_ptr<const SideInstance> side_;
 };
 
 }  // namespace kattn
