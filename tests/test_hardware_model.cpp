@@ -98,7 +98,7 @@ TEST(HardwareModel, WaveQuantisationSteps) {
   EXPECT_NEAR(time_of(5), one_wave, 1e-9 * one_wave);  // half a wave: as long as a full one
 }
 
-TEST(HardwareModel, MixedBatchIsTheSumOfItsTwoLaunches) {
+TEST(HardwareModel, MixedBatchHidesPartOfItsShorterLaunch) {
   const HardwareModel hw = load_hardware_model(data_file("h100"));
   BatchShape mixed = decodes(24, 4096);
   for (int i = 0; i < 8; ++i) {
@@ -110,12 +110,20 @@ TEST(HardwareModel, MixedBatchIsTheSumOfItsTwoLaunches) {
   const BatchShape chunks = prefill(8, 512);
   CallPlan split{target_call_plan(chunks, hw).main, target_call_plan(decodes(24, 4096), hw).main};
   split.main.decodes_apart = 24;
-  const double sum = launch_us(launch_cost(split.main, mixed, 24, 32), hw) +
-                     launch_us(launch_cost(*split.decodes, mixed, 0, 24), hw);
-  EXPECT_DOUBLE_EQ(predict_call_us(split, mixed, hw), hw.host_us + sum);
-  // Each part alone is one call: the mixed call saves one host overhead and nothing else.
-  EXPECT_NEAR(predict_call_us(split, mixed, hw), predict_us(decodes(24, 4096), hw) + predict_us(chunks, hw) - hw.host_us,
-              1e-6 * sum);
+  const double chunks_us = launch_us(launch_cost(split.main, mixed, 24, 32), hw);
+  const double decodes_us = launch_us(launch_cost(*split.decodes, mixed, 0, 24), hw);
+  const double sum = chunks_us + decodes_us;
+  // The two parts run at once: parts_overlap of the shorter one hides behind the longer.
+  for (double overlap : {0.0, 0.5, 1.0}) {
+    HardwareModel at = hw;
+    at.parts_overlap = overlap;
+    EXPECT_DOUBLE_EQ(predict_call_us(split, mixed, at), at.host_us + sum - overlap * std::min(chunks_us, decodes_us));
+  }
+  // Without overlap each part alone is one call: the mixed call saves one host overhead and nothing else.
+  HardwareModel in_order = hw;
+  in_order.parts_overlap = 0;
+  EXPECT_NEAR(predict_call_us(split, mixed, in_order),
+              predict_us(decodes(24, 4096), in_order) + predict_us(chunks, in_order) - in_order.host_us, 1e-6 * sum);
 }
 
 std::string write_file(const std::string& name, const nlohmann::json& j) {
@@ -146,6 +154,9 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
   j = good;
   j["mem_efficiency"]["value"] = 1.5;
   expect_error("range", j, "mem_efficiency");
+  j = good;
+  j["parts_overlap"]["value"] = 1.5;
+  expect_error("overlap", j, "parts_overlap");
   j = good;
   j["launch_us"] = -1;
   expect_error("negative", j, "launch_us");

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -91,19 +92,28 @@ double log_error(const std::vector<Sample>& samples, const model::HardwareModel&
   return n ? sum / n : 0.0;
 }
 
-// Coordinate descent in log space on the five free parameters (efficiencies kept in (0, 1]).
+// The free parameters, in the order fit() and the file's fields take them; shares are kept in (0, 1].
+constexpr int kFreeParameters = 6;
+constexpr const char* kFreeNames[kFreeParameters] = {"mem_efficiency", "tensor_efficiency", "vector_efficiency",
+                                                      "launch_us",      "host_us",           "parts_overlap"};
+constexpr bool kShare[kFreeParameters] = {true, true, true, false, false, true};
+std::array<double*, kFreeParameters> free_parameters(model::HardwareModel& hw) {
+  return {&hw.mem_efficiency, &hw.tensor_efficiency, &hw.vector_efficiency, &hw.launch_us, &hw.host_us,
+          &hw.parts_overlap};
+}
+
+// Coordinate descent in log space on the free parameters.
 model::HardwareModel fit(const std::vector<Sample>& samples, model::HardwareModel hw) {
-  double* params[] = {&hw.mem_efficiency, &hw.tensor_efficiency, &hw.vector_efficiency, &hw.launch_us, &hw.host_us};
-  const bool efficiency[] = {true, true, true, false, false};
+  const auto params = free_parameters(hw);
   double best = log_error(samples, hw);
   for (double step = 1.0; step > 1e-3; step /= 2) {
     for (bool improved = true; improved;) {
       improved = false;
-      for (int k = 0; k < 5; ++k)
+      for (int k = 0; k < kFreeParameters; ++k)
         for (double factor : {1 + step, 1 / (1 + step)}) {
           const double old = *params[k];
           double next = std::max(old, 0.01) * factor;
-          if (efficiency[k]) next = std::min(next, 1.0);
+          if (kShare[k]) next = std::min(next, 1.0);
           *params[k] = next;
           const double e = log_error(samples, hw);
           if (e < best - 1e-12) {
@@ -152,12 +162,12 @@ int model_calibrate_command(const CalibrateOptions& o) {
   }
   if (std::none_of(samples.begin(), samples.end(), [](const Sample& s) { return s.fit; }))
     throw std::invalid_argument("no suite case name contains '" + o.calibrate_on + "': nothing to fit");
-  const model::HardwareModel hw = fit(samples, start);
-  fmt::print("fitted on {} cases of {} (names containing '{}'):\n", summarize(samples, hw, true).n, o.suite,
+  model::HardwareModel hw = fit(samples, start);
+  const auto fitted = free_parameters(hw);
+  fmt::print("fitted on {} cases of {} (names containing '{}'):\n ", summarize(samples, hw, true).n, o.suite,
              o.calibrate_on);
-  fmt::print("  mem_efficiency {:.4f}  tensor_efficiency {:.4f}  vector_efficiency {:.4f}  launch_us {:.2f}  "
-             "host_us {:.2f}\n",
-             hw.mem_efficiency, hw.tensor_efficiency, hw.vector_efficiency, hw.launch_us, hw.host_us);
+  for (int k = 0; k < kFreeParameters; ++k) fmt::print(" {} {:.4f}", kFreeNames[k], *fitted[k]);
+  fmt::print("\n");
   fmt::print("relative error |predicted / measured - 1|:\n");
   fmt::print("  {:<60} {:>5} {:>8} {:>8}  worst\n", "set", "cases", "median", "max");
   nlohmann::json report = nlohmann::json::array();
@@ -182,20 +192,12 @@ int model_calibrate_command(const CalibrateOptions& o) {
                     o.suite, suite.value("device", "?"), suite.value("date", "?"), suite.value("commit", "?"),
                     o.calibrate_on);
     file["free_parameters"] = provenance;
-    const std::pair<const char*, double> fitted[] = {{"mem_efficiency", hw.mem_efficiency},
-                                                     {"tensor_efficiency", hw.tensor_efficiency},
-                                                     {"vector_efficiency", hw.vector_efficiency},
-                                                     {"launch_us", hw.launch_us},
-                                                     {"host_us", hw.host_us}};
-    int k = 0;
-    for (const auto& [name, value] : fitted) {
+    for (int k = 0; k < kFreeParameters; ++k) {
       // A parameter no calibration case depends on (halving it leaves the error unchanged) is not fitted.
       model::HardwareModel probe = hw;
-      double* probe_params[] = {&probe.mem_efficiency, &probe.tensor_efficiency, &probe.vector_efficiency,
-                                &probe.launch_us, &probe.host_us};
-      *probe_params[k++] *= 0.5;
+      *free_parameters(probe)[k] *= 0.5;
       const bool identified = std::abs(log_error(samples, probe) - log_error(samples, hw)) > 1e-12;
-      file[name] = {{"value", std::round(value * 1e4) / 1e4},
+      file[kFreeNames[k]] = {{"value", std::round(*fitted[k] * 1e4) / 1e4},
                     {"source", identified ? provenance
                                           : "not identified by the calibration (no fitted case depends on it): "
                                             "kept from the starting file, assumed"}};

@@ -76,8 +76,10 @@ HardwareModel load_hardware_model(const std::string& path) {
   hw.vector_efficiency = number_field(j, path, "vector_efficiency", true);
   hw.launch_us = number_field(j, path, "launch_us", false);
   hw.host_us = number_field(j, path, "host_us", false);
+  hw.parts_overlap = number_field(j, path, "parts_overlap", false);
   for (const char* e : {"mem_efficiency", "tensor_efficiency", "vector_efficiency"})
     if (number_field(j, path, e, true) > 1.0) throw FileFormatError(path, std::string("field '") + e + "' exceeds 1");
+  if (hw.parts_overlap > 1.0) throw FileFormatError(path, "field 'parts_overlap' exceeds 1");
   return hw;
 }
 
@@ -296,9 +298,11 @@ double predict_call_us(const CallPlan& plans, const BatchShape& b, const Hardwar
   check_shape(b);
   const int n = int(b.query_lens.size());
   const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
-  double us = hw.host_us + launch_us(launch_cost(plans.main, b, apart, n), hw);
-  if (plans.decodes && apart > 0) us += launch_us(launch_cost(*plans.decodes, b, 0, apart), hw);
-  return us;
+  const double main = launch_us(launch_cost(plans.main, b, apart, n), hw);
+  if (!plans.decodes || apart == 0) return hw.host_us + main;
+  // The leading decodes run beside the rest (kernels/attention.cpp): part of the shorter one hides.
+  const double decodes = launch_us(launch_cost(*plans.decodes, b, 0, apart), hw);
+  return hw.host_us + main + decodes - hw.parts_overlap * std::min(main, decodes);
 }
 
 double predict_us(const BatchShape& b, const HardwareModel& hw) { return predict_call_us(target_call_plan(b, hw), b, hw); }

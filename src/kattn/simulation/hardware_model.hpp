@@ -37,6 +37,7 @@ struct HardwareModel {
   double vector_efficiency = 1;   // achieved share of vector_tflop_per_s
   double launch_us = 0;           // per kernel launch
   double host_us = 0;             // per attention call (metadata, planning, host work)
+  double parts_overlap = 0;       // share of a split mixed call's shorter part hidden behind the longer
 };
 
 // Reads a parameter file; throws FileFormatError naming the file and the missing or bad field.
