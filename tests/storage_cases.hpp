@@ -1,6 +1,6 @@
-// Storage combinations and bit-level views of device data, shared by the tests that run every
-// variant on every storage type and compare outputs bit for bit (poisoned caches, guard regions,
-// extreme logits).
+// Storage combinations, forced launches and bit-level views of device data, shared by the tests
+// that run every variant on every storage type (poisoned caches, extreme logits, guard regions)
+// and those that compare outputs bit for bit (also the large cache).
 #pragma once
 
 #include "kattn/core/dtype.hpp"
