@@ -84,15 +84,13 @@ TEST_P(ExtremeLogits, OneVisibleKeyScoredMinus5e5GivesExactlyItsValue) {
     const int context_len = problem.seq_lens[std::size_t(s)] - (problem.cu_seqlens_q[std::size_t(s) + 1] - first_token);
     for (int token = first_token; token < problem.cu_seqlens_q[std::size_t(s) + 1]; ++token) {
       const int position = context_len + token - first_token;
-      const std::int32_t block =
-          problem.block_table[std::size_t(s) * g.max_blocks_per_seq + std::size_t(position / g.block_size)];
+      const std::int32_t block = problem.block_table[std::size_t(s) * g.max_blocks_per_seq + position / g.block_size];
+      const std::size_t slot = std::size_t(block) * g.block_size + std::size_t(position % g.block_size);
       for (int h = 0; h < g.num_q_heads; ++h) {
-        const std::size_t v = ((std::size_t(block) * g.block_size + std::size_t(position % g.block_size)) * g.num_kv_heads +
-                               std::size_t(h / g.queries_per_kv())) * std::size_t(head_size);
-        const std::size_t o = (std::size_t(token) * g.num_q_heads + std::size_t(h)) * std::size_t(head_size);
+        const float* v = &problem.v_cache[(slot * g.num_kv_heads + std::size_t(h / g.queries_per_kv())) * head_size];
+        const float* o = &out[(std::size_t(token) * g.num_q_heads + std::size_t(h)) * head_size];
         for (int d = 0; d < head_size; ++d)
-          ASSERT_EQ(out[o + std::size_t(d)], problem.v_cache[v + std::size_t(d)])
-              << "token " << token << ", head " << h << ", element " << d;
+          ASSERT_EQ(o[d], v[d]) << "token " << token << ", head " << h << ", element " << d;
       }
     }
   }
@@ -139,7 +137,9 @@ TEST_P(AlibiAt128k, MatchesTheOracle) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, AlibiAt128k, ::testing::ValuesIn(all_variants()),
-                         [](const ::testing::TestParamInfo<Variant>& info) { return std::string(to_string(info.param)); });
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return std::string(to_string(info.param));
+                         });
 
 }  // namespace
 }  // namespace kattn

@@ -113,12 +113,13 @@ Kokkos::View<const Cache****, Kokkos::LayoutStride, MemorySpace> guarded_cache(c
   Kokkos::View<Cache****, Kokkos::LayoutRight, MemorySpace> whole("guarded_cache", g.num_blocks + 2 * kGuardBlocks,
                                                                   g.block_size, g.num_kv_heads, g.head_size);
   auto host = Kokkos::create_mirror_view(whole);
-  const std::size_t row = std::size_t(g.num_kv_heads) * g.head_size;  // the elements of one slot
-  const std::size_t guard = std::size_t(kGuardBlocks) * g.block_size;   // the slots of the guard before
+  const std::size_t row = std::size_t(g.num_kv_heads) * g.head_size;   // the elements of one slot
+  const std::size_t guard = std::size_t(kGuardBlocks) * g.block_size;  // the slots of the guard before
   for (std::size_t i = 0; i < host.span(); ++i) {
     const std::size_t slot = i / row;
     const bool inside = slot >= guard && slot - guard < keep.size();
-    const float value = inside ? (keep[slot - guard] ? values[i - guard * row] : poison(i)) : (clean ? 0.0f : poison(i));
+    const float value =
+        inside ? (keep[slot - guard] ? values[i - guard * row] : poison(i)) : (clean ? 0.0f : poison(i));
     host.data()[i] = from_float<Cache>(value);
   }
   Kokkos::deep_copy(whole, host);
