@@ -20,10 +20,11 @@ void expect_matches_oracle(const HostProblem& problem, Variant variant) {
   EXPECT_TRUE(c.passed()) << c.failures << " elements off or not finite; max abs error " << c.max_abs_error;
 }
 
-// A decode with context, a chunk, a prefill and a one-token sequence.
+// A decode with context, a chunk, a prefill and a one-token sequence; head 128, the head size the
+// GPU kernels specialise (their softmax folds the scale into the exponent's FFMA).
 BatchSpec extreme_spec(const test::StorageCase& storage) {
   BatchSpec spec;
-  spec.model = {"extreme", 4, 2, 64};
+  spec.model = {"extreme", 4, 2, 128};
   storage.apply_to(spec);
   spec.block_size = 16;
   spec.sequences = {{37, 1}, {50, 17}, {23, 23}, {1, 1}};
@@ -32,7 +33,7 @@ BatchSpec extreme_spec(const test::StorageCase& storage) {
 }
 
 // q = ±2048 with random signs, K = random integers in [-8, 8]: dot products are multiples of 2048
-// up to 2^20, typically about ±8e4 (past fp16's 65504), exact in fp32 and in every storage type
+// up to 2^21, typically about ±1.3e5 (past fp16's 65504), exact in fp32 and in every storage type
 // (fp8 e4m3 holds the integers up to 16).
 HostProblem with_large_dot_products(const BatchSpec& spec) {
   HostProblem problem = generate_batch(spec);
@@ -48,15 +49,15 @@ class ExtremeLogits : public ::testing::TestWithParam<test::VariantStorage> {
   const test::StorageCase storage = std::get<1>(GetParam());
 };
 
-// At the default scale 1/8 the scores are about ±1e4; a softcap of 30 must saturate them to ±30,
-// not overflow (tanh as a ratio of exponentials gives inf / inf).
+// At the default scale 1/sqrt(128) the scores are about ±1e4; a softcap of 30 must saturate them
+// to ±30, not overflow (tanh as a ratio of exponentials gives inf / inf).
 TEST_P(ExtremeLogits, SoftcapOfScoresNear1e4) {
   BatchSpec spec = extreme_spec(storage);
   spec.features.softcap = 30.0f;
   expect_matches_oracle(with_large_dot_products(spec), variant);
 }
 
-// Dot products past 65504 scaled by 2^-12 into logits of about ±20: no stage may hold a score in
+// Dot products past 65504 scaled by 2^-12 into logits of about ±30: no stage may hold a score in
 // fp16 before the scale.
 TEST_P(ExtremeLogits, DotProductsBeyondFp16BeforeTheScale) {
   HostProblem problem = with_large_dot_products(extreme_spec(storage));
@@ -64,7 +65,7 @@ TEST_P(ExtremeLogits, DotProductsBeyondFp16BeforeTheScale) {
   expect_matches_oracle(problem, variant);
 }
 
-// Window 0: every query sees its own key alone, scored q·k · scale = -2^20 · 5e5 / 2^20 = -5e5.
+// Window 0: every query sees its own key alone, scored q·k · scale = -2^21 · 5e5 / 2^21 = -5e5.
 // The softmax of one logit is 1 whatever the logit, so the output is exactly that key's V;
 // exponentials not taken relative to the running max give 0 / 0.
 TEST_P(ExtremeLogits, OneVisibleKeyScoredMinus5e5GivesExactlyItsValue) {
@@ -75,7 +76,7 @@ TEST_P(ExtremeLogits, OneVisibleKeyScoredMinus5e5GivesExactlyItsValue) {
   const auto sign = [](std::size_t d) { return d % 3 ? 1.0f : -1.0f; };
   for (std::size_t i = 0; i < problem.q.size(); ++i) problem.q[i] = -2048.0f * sign(i % std::size_t(head_size));
   for (std::size_t i = 0; i < problem.k_cache.size(); ++i) problem.k_cache[i] = 8.0f * sign(i % std::size_t(head_size));
-  problem.params.softmax_scale = 500000.0 / 1048576.0;  // exact in fp32
+  problem.params.softmax_scale = 500000.0 / 2097152.0;  // exact in fp32
 
   const std::vector<float> out = run_problem(problem, test::forced_launch(variant)).out;
   const Geometry& g = problem.geometry;

@@ -27,7 +27,7 @@ TEST_P(GuardRegions, MarginsAroundOutStayUntouched) {
   const Variant variant = std::get<0>(GetParam());
   const test::StorageCase storage = std::get<1>(GetParam());
   BatchSpec spec;
-  spec.model = {"guard", 8, 2, 64};
+  spec.model = {"guard", 8, 2, 128};  // head 128: the GPU kernels' specialised row stores
   storage.apply_to(spec);
   spec.block_size = 16;
   // A decode first and a chunk of 17 tokens last, whose Q blocks end partly filled at the buffer's
