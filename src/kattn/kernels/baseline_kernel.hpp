@@ -41,10 +41,11 @@ struct BaselineKernel {
 
     const std::int32_t* block_row = &args.block_table(seq, 0);
     SoftmaxState state = args.rules.initial_state(head);
-    // Tiles outside the window are skipped; the first visited one is masked below first_key.
-    for (int first = first_key - first_key % tile_size; first < end_key; first += tile_size) {
+    // Tiles start at the window start: a key outside the window is never read, since its cache
+    // slot may hold anything (NaN too, which a weight of 0 does not cancel).
+    for (int first = first_key; first < end_key; first += tile_size) {
       const int count = end_key - first < tile_size ? end_key - first : tile_size;
-      const KeyRow row{head, position, context_len, first_key};
+      const KeyRow row{head, position, context_len};
       tile_scores(team, q, args.k, block_row, args.block_size, kv_head, first, count, head_size, args.rules, row,
                   scores);
       team.team_barrier();

@@ -11,9 +11,10 @@ namespace kattn {
 struct QBlockItem {
   QBlockRows rows;
   int segment = 0;
-  int end_key = 0;     // keys any row sees end here
-  int tile_begin = 0;  // the segment's tiles of tile_size keys, [tile_begin, tile_end)
-  int tile_end = 0;
+  int first_key = 0;   // keys any row sees start here
+  int end_key = 0;     // and end here
+  int tile_begin = 0;  // the segment's tiles of tile_size keys, [tile_begin, tile_end): tile t holds
+  int tile_end = 0;    // the keys from first_key + t · tile_size on
 };
 
 // cu_q_blocks: cumulative Q-block counts per sequence (QBlockOffsetsKernel, qblock_offsets.hpp).
@@ -41,17 +42,16 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
   rows.queries_per_kv = args.queries_per_kv;
   rows.kv_head = rest - q_block * num_kv_heads;
 
-  // Keys any row sees: from the first row's window start to the last row's end; tiles outside
-  // are skipped, and segments split the tiles in between.
-  const int first_key = args.rules.first_key(rows.first_position);
+  // Keys any row sees: from the first row's window start to the last row's end; segments split
+  // the tiles in between. The tiles start at the window start, not at a multiple of tile_size:
+  // keys before it are in no row's window, and their cache slots may hold anything (NaN too,
+  // which a weight of 0 does not cancel), so no tile reads them.
+  it.first_key = args.rules.first_key(rows.first_position);
   it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
-  const int first_tile = first_key / tile_size;
-  const int num_tiles = it.end_key > first_key ? (it.end_key + tile_size - 1) / tile_size - first_tile : 0;
+  const int num_tiles = it.end_key > it.first_key ? (it.end_key - it.first_key + tile_size - 1) / tile_size : 0;
   const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
-  const int begin = it.segment * tiles_per_segment;
-  const int end = begin + tiles_per_segment < num_tiles ? begin + tiles_per_segment : num_tiles;
-  it.tile_begin = first_tile + begin;
-  it.tile_end = first_tile + end;
+  it.tile_begin = it.segment * tiles_per_segment;
+  it.tile_end = it.tile_begin + tiles_per_segment < num_tiles ? it.tile_begin + tiles_per_segment : num_tiles;
   return it;
 }
 

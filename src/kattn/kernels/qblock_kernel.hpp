@@ -91,7 +91,7 @@ struct QBlockKernel {
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
-      const int first = tile * tile_size;
+      const int first = it.first_key + tile * tile_size;
       const int count = end_key - first < tile_size ? end_key - first : tile_size;
       load_kv_tile(team, args.k, block_row, args.block_size, rows.kv_head, first, count, head_size, k_tile);
       load_kv_tile(team, args.v, block_row, args.block_size, rows.kv_head, first, count, head_size, v_tile);

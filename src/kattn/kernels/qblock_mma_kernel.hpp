@@ -82,7 +82,7 @@ struct QBlockMmaKernel {
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
     const TileCopy tile_lanes(args.k, args.v, rows.kv_head, warp, team.team_size(), lane);
     const auto stage = [&](bool values, int tile, Cache* to) {
-      const int first = tile * kFragmentTileKeys;
+      const int first = it.first_key + tile * kFragmentTileKeys;
       const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (HeadSize > 0) {
@@ -141,7 +141,7 @@ KATTN_UNROLL
       if (tile > it.tile_begin) copies_done();
       team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
       stage(true, tile, v_tile);
-      const int first = tile * kFragmentTileKeys;
+      const int first = it.first_key + tile * kFragmentTileKeys;
       const bool computes =
           Warpgroup ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
                     : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;

@@ -15,11 +15,10 @@ struct KeyRow {
   int head;
   int position;     // absolute position of the query
   int context_len;  // of its sequence
-  int first_key;    // keys before it are outside the window
 };
 
-// scores[j] = the logit of key first + j for j < count (-inf below row.first_key), keys
-// addressed through the block-table row of the sequence. Threads take keys, vector lanes take
+// scores[j] = the logit of key first + j for j < count (keys the row sees), keys addressed
+// through the block-table row of the sequence. Threads take keys, vector lanes take
 // the head dimension.
 template <class Member, class Storage, class ScratchView>
 KOKKOS_INLINE_FUNCTION void tile_scores(const Member& team, const ScratchView& q, const PagedKvAccessor<Storage>& k,
@@ -33,10 +32,8 @@ KOKKOS_INLINE_FUNCTION void tile_scores(const Member& team, const ScratchView& q
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, head_size),
         [&](int d, float& partial) { partial += q(d) * to_float(key[d]); }, dot);
-    Kokkos::single(Kokkos::PerThread(team), [&]() {
-      scores(j) = position >= row.first_key ? rules.logit(dot, row.head, row.position, position, row.context_len)
-                                            : -compat::infinity();
-    });
+    Kokkos::single(Kokkos::PerThread(team),
+                   [&]() { scores(j) = rules.logit(dot, row.head, row.position, position, row.context_len); });
   });
 }
 
