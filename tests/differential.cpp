@@ -1,6 +1,7 @@
 // The differential campaign: seeded random problems over every feature and edge case, each run
 // through a random variant and plan and judged by the oracle. A failing case is written to an
-// HDF5 problem file for `kattn validate`. Quick tier in CI (ctest), long tier by flag.
+// HDF5 problem file for `kattn validate`. Quick tier in CI (ctest), long tier by flag; the vLLM
+// tier draws the shapes and features of vLLM's own kernel tests (random_problems.hpp).
 #include "kattn/io/reference_file.hpp"
 #include "kattn/kernels/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
@@ -17,10 +18,21 @@ int main(int argc, char** argv) {
   int cases = 2000;
   std::uint64_t first_seed = 1;
   bool long_tier = false;
+  bool vllm_tier = false;
+  int vllm_prefills = 1;
   std::string failures_path = "kattn-differential-failures.h5";
-  app.add_option("--cases", cases, "number of problems")->capture_default_str();
+  const CLI::Option* cases_option =
+      app.add_option("--cases", cases, "number of problems (vLLM tier: default 200)")->capture_default_str();
   app.add_option("--seed", first_seed, "seed of the first problem (the others follow)")->capture_default_str();
-  app.add_flag("--long", long_tier, "long tier: 50000 problems, up to 128 sequences and 2048 keys");
+  CLI::Option* long_flag =
+      app.add_flag("--long", long_tier, "long tier: 50000 problems, up to 128 sequences and 2048 keys");
+  app.add_flag("--vllm", vllm_tier,
+               "vLLM tier: the shapes of vLLM's unified-attention tests (533 decodes, 533-token prefills, GQA 5 "
+               "and 7, head 128 and 256, windows 64-256, softcap 50, fp8 with scales), each variant in turn")
+      ->excludes(long_flag);
+  app.add_option("--vllm-prefills", vllm_prefills, "533-token prefills in the vLLM tier's prefill batch (vLLM: 533)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--failures", failures_path, "where failing problems are written")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -29,6 +41,8 @@ int main(int argc, char** argv) {
     cases = std::max(cases, 50000);
     sizes = {128, 2048};
   }
+  if (vllm_tier && cases_option->count() == 0) cases = 200;
+  const std::vector<kattn::Variant> variants = kattn::all_variants();
   std::vector<kattn::ProblemCase> failed;
   for (int i = 0; i < cases; ++i) {
     const std::uint64_t seed = first_seed + std::uint64_t(i);
@@ -37,8 +51,9 @@ int main(int argc, char** argv) {
     kattn::ProblemCase c;
     c.name = "seed-" + std::to_string(seed);
     c.seed = seed;
-    c.problem = kattn::test::random_problem(seed, these);
-    const kattn::AttentionOptions options = kattn::test::random_options(seed);
+    c.problem = vllm_tier ? kattn::test::vllm_problem(seed, vllm_prefills) : kattn::test::random_problem(seed, these);
+    kattn::AttentionOptions options = kattn::test::random_options(seed);
+    if (vllm_tier) options.variant = variants[std::size_t(i) % variants.size()];  // a handful of cases covers each
     c.expected = kattn::oracle_attention(c.problem);
     const kattn::ProblemRun run = kattn::run_problem(c.problem, options);
     const kattn::Comparison result = kattn::compare_to_reference(run.out, c.expected, c.problem);

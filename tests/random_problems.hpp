@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
+#include <vector>
 
 namespace kattn::test {
 
@@ -53,6 +55,53 @@ inline HostProblem random_problem(std::uint64_t seed, const RandomSizes& sizes =
       default: query_len = 1 + pick(seq_len); break;  // chunked prefill with context
     }
     spec.sequences.push_back({seq_len, query_len});
+  }
+  return generate_batch(spec);
+}
+
+// The shapes and features of vLLM's Triton unified-attention tests
+// (tests/kernels/attention/test_triton_unified_attention.py): heads (4, 4), (8, 2), (5, 1) and
+// the other pairs of GQA ratio 5 and 7, head sizes 128 and 256, block size 16, sliding windows 64,
+// 128 and 256 (window_left = window - 1) or one drawn from [64, 256], softcap 50, bf16; bf16 q
+// with an fp8 cache at k_scale 0.5, v_scale 0.25; fp16 q with an fp8 output at out_scale 0.5.
+// The batch is one of its lists of (query_len, seq_len), or two of them in a random order: a
+// mixed batch, its 3 decodes, 533 decodes of one key, `prefills` prefills of 533 tokens (vLLM's list
+// holds 533 of them).
+inline HostProblem vllm_problem(std::uint64_t seed, int prefills = 1) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&rng](int n) { return int(rng() % std::uint64_t(n)); };
+  const std::vector<std::pair<int, int>> heads = {{4, 4}, {8, 2}, {5, 1}, {10, 2}, {7, 1}, {14, 2}};
+  const std::pair<int, int> h = heads[std::size_t(pick(int(heads.size())))];
+  BatchSpec spec;
+  spec.model = {"vllm", h.first, h.second, pick(2) ? 256 : 128};
+  spec.block_size = 16;
+  spec.seed = seed;
+  spec.dtype = DType::bf16;
+  switch (pick(3)) {
+    case 0: break;
+    case 1:
+      spec.features.fp8_kv_cache = true;
+      spec.features.k_scale = 0.5f;
+      spec.features.v_scale = 0.25f;
+      break;
+    default:
+      spec.dtype = DType::fp16;
+      spec.features.fp8_out = true;
+      spec.features.out_scale = 0.5f;
+  }
+  const int windows[] = {-1, 64, 128, 256, 64 + pick(193)};
+  const int window = windows[pick(5)];
+  spec.features.window_left = window < 0 ? -1 : window - 1;
+  spec.features.softcap = pick(2) ? 50.0f : 0.0f;
+  const std::vector<std::vector<SequenceShape>> lists = {{{1328, 1}, {18, 5}, {463, 129}},
+                                                         {{523, 1}, {37, 1}, {2011, 1}},
+                                                         std::vector<SequenceShape>(533, {1, 1}),
+                                                         std::vector<SequenceShape>(std::size_t(prefills), {533, 533})};
+  const int first = pick(4);
+  spec.sequences = lists[std::size_t(first)];
+  if (pick(4) == 0) {  // a second list, before or after the first
+    const auto& other = lists[std::size_t((first + 1 + pick(3)) % 4)];
+    spec.sequences.insert(pick(2) ? spec.sequences.end() : spec.sequences.begin(), other.begin(), other.end());
   }
   return generate_batch(spec);
 }

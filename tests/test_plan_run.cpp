@@ -28,28 +28,9 @@ HostProblem first_step(DType dtype) {
   return generate_batch(spec);
 }
 
-// The next step on the same shapes: every context 3 keys shorter where it has them, new queries.
-HostProblem next_step(HostProblem step) {
-  for (int s = 0; s < step.geometry.num_seqs; ++s) {
-    const int query_len = step.cu_seqlens_q[std::size_t(s) + 1] - step.cu_seqlens_q[std::size_t(s)];
-    int& seq_len = step.seq_lens[std::size_t(s)];
-    seq_len = std::max(query_len, seq_len - 3);
-  }
-  for (float& x : step.q) x = -x;
-  return step;
-}
-
-BatchMetadata exact_metadata(const HostProblem& p) {
-  return host_batch_metadata(p.cu_seqlens_q.data(), p.seq_lens.data(), p.geometry.num_seqs);
-}
-
-BatchMetadata bounds_of(const HostProblem& p) {
-  int max_query_len = 0;
-  for (int s = 0; s < p.geometry.num_seqs; ++s)
-    max_query_len = std::max(max_query_len, p.cu_seqlens_q[std::size_t(s) + 1] - p.cu_seqlens_q[std::size_t(s)]);
-  return bounded_batch_metadata(p.geometry.num_seqs, p.geometry.num_tokens, max_query_len,
-                                *std::max_element(p.seq_lens.begin(), p.seq_lens.end()));
-}
+using test::bounds_of;
+using test::exact_metadata;
+using test::next_step;
 
 void expect_matches(const std::vector<float>& out, const HostProblem& problem, const char* step) {
   const Comparison c = compare_to_reference(out, oracle_attention(problem), problem);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# On the GPU machine: builds the PyTorch op against a prebuilt libkattn_c.so, runs test_op.py, then
-# bench_op.py (default: perf/scenarios/default.json and targets.json); logs and the benchmark's
-# JSON go to OUTPUT_DIR (docs/torch.md).
+# On the GPU machine: builds the PyTorch op against a prebuilt libkattn_c.so, runs test_op.py and
+# test_concurrent.py, then bench_op.py (default: perf/scenarios/default.json and targets.json); logs
+# and the benchmark's JSON go to OUTPUT_DIR (docs/torch.md).
 #
 #   bash integrations/torch/run_on_device.sh LIBRARY_DIR OUTPUT_DIR [bench_op.py arguments]
 #
-# The benchmark runs even after a failed test, so one device command gives both; the exit status
-# is nonzero when either failed.
+# The benchmark runs even after a failed test, so one device command gives all; the exit status
+# is nonzero when any failed.
 set -uo pipefail
 if [ $# -lt 2 ]; then
   echo "usage: $0 LIBRARY_DIR OUTPUT_DIR [bench_op.py arguments]" >&2
@@ -24,7 +24,9 @@ PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}" python3 -c "import kattn_torch; pr
 [ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
 python3 "$here/test_op.py" 2>&1 | tee "$out/test_op.txt"
 test_status=${PIPESTATUS[0]}
+python3 "$here/test_concurrent.py" 2>&1 | tee "$out/test_concurrent.txt"
+concurrent_status=${PIPESTATUS[0]}
 python3 "$here/bench_op.py" "$out/bench_op.json" "$@" 2>&1 | tee "$out/bench_op.txt"
 bench_status=${PIPESTATUS[0]}
-echo "test_op.py exit $test_status, bench_op.py exit $bench_status"
-[ "$test_status" -eq 0 ] && [ "$bench_status" -eq 0 ]
+echo "test_op.py exit $test_status, test_concurrent.py exit $concurrent_status, bench_op.py exit $bench_status"
+[ "$test_status" -eq 0 ] && [ "$concurrent_status" -eq 0 ] && [ "$bench_status" -eq 0 ]

@@ -33,13 +33,17 @@ def check(name, ok, detail):
         failures.append(name)
 
 
-def compare(name, batch, out, **features):
-    atol, rtol = TOLERANCES[batch.q.dtype]
-    ref = reference(batch, SCALE, **features)
+def mismatch(ref, out):
+    """(whether out is within kattn's tolerances of the reference ref, a line saying how far it is)"""
+    atol, rtol = TOLERANCES[out.dtype]
     error = (out.float() - ref).abs()
     bad = int((error > atol + rtol * ref.abs()).sum())
-    check(name, bad == 0 and bool(torch.isfinite(out).all()),
-          f"max abs err {error.max().item():.3e}, {bad} of {out.numel()} outside atol {atol:.2e} rtol {rtol:.1e}")
+    return (bad == 0 and bool(torch.isfinite(out).all()),
+            f"max abs err {error.max().item():.3e}, {bad} of {out.numel()} outside atol {atol:.2e} rtol {rtol:.1e}")
+
+
+def compare(name, batch, out, **features):
+    check(name, *mismatch(reference(batch, SCALE, **features), out))
 
 
 def test_mixed(dtype, fused_kv, side_stream):

@@ -47,6 +47,7 @@ void ensure_initialized() {
     });
   });
   if (!Kokkos::is_initialized()) throw std::runtime_error("Kokkos has been finalized");
+  require_launching_thread();
   require_kokkos_device();
 }
 
@@ -55,7 +56,7 @@ Stream& stream_for(void* stream) {
   const std::lock_guard<std::mutex> lock(all.mutex);
   const auto found = all.by_stream.find(stream);
   if (found != all.by_stream.end()) return found->second;
-  return all.by_stream.emplace(stream, Stream{instance_for_stream(stream), Workspace()}).first->second;
+  return all.by_stream.try_emplace(stream, instance_for_stream(stream)).first->second;
 }
 
 void keep_until_finalize(Workspace& workspace) {

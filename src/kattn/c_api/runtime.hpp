@@ -9,6 +9,7 @@
 #include "kattn/kernels/workspace.hpp"
 
 #include <exception>
+#include <mutex>
 #include <string>
 
 namespace kattn::c_api {
@@ -20,10 +21,14 @@ void ensure_initialized();
 // A stream's instance, and the workspace of the one-shot calls on it, so that calls on different
 // streams never share device arrays. Created on first use and kept until Kokkos is finalised (a
 // GPU instance owns device buffers, too costly to make per call); the reference stays valid
-// until then.
+// until then. One-shot calls on the stream from several threads take turns through `calls`, held
+// from planning into the workspace to the last launch: the stream (or, on a host backend, the
+// call's end) then orders their kernels, so no call's arrays are another's.
 struct Stream {
+  explicit Stream(const ExecutionSpace& instance) : space(instance) {}
   ExecutionSpace space;
   Workspace workspace;
+  std::mutex calls;
 };
 Stream& stream_for(void* stream);
 

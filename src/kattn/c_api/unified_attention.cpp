@@ -5,6 +5,7 @@
 #include "kattn/c_api/runtime.hpp"
 
 #include <cstring>
+#include <mutex>
 
 namespace kattn::c_api {
 namespace {
@@ -30,6 +31,7 @@ void unified_attention(const kattn_attention_args* args) {
   options.workspace = &stream.workspace;
   if (options.check_values)
     check_max_lengths(a, host_copy(a.cu_seqlens_q, a.num_seqs + 1).data(), host_copy(a.seq_lens, a.num_seqs).data());
+  const std::lock_guard<std::mutex> one_call_at_a_time(stream.calls);  // the stream's workspace is shared
   dispatch_storage(storage.q, storage.cache, storage.out, [&](auto q, auto cache, auto out) {
     attention(inputs_of<decltype(q), decltype(cache)>(a), params, output_of<decltype(out)>(a), options);
   });

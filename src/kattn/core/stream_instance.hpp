@@ -1,7 +1,7 @@
 // The one place that knows a backend's native handles: the execution-space instance for a
 // caller's stream (cudaStream_t, hipStream_t: PyTorch's current stream, say), the device the
-// calling thread has made current, on which Kokkos must run to share the caller's context, and
-// the events that time a stream's work.
+// calling thread has made current, on which Kokkos must run to share the caller's context, the
+// threads Kokkos can launch from, and the events that time a stream's work.
 #pragma once
 
 #include "kattn/core/error.hpp"
@@ -40,6 +40,29 @@ inline void require_kokkos_device() {
   if (kokkos_device() >= 0 && current_device() != kokkos_device())
     throw NotSupported("the current device is " + std::to_string(current_device()) + ", Kokkos runs on device " +
                        std::to_string(kokkos_device()));
+}
+
+// Whether Kokkos launches kernels from any host thread. Kokkos 4 does (a host instance runs one
+// kernel at a time under its lock; GPU instances of different streams run independently). Kokkos
+// 3's OpenMP backend launches, and initialises Views, only from a master thread: the one that
+// initialised Kokkos, or the master of a partition of Kokkos::OpenMP::partition_master.
+constexpr bool launches_from_any_thread() {
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
+  return false;
+#else
+  return true;
+#endif
+}
+
+// Throws NotSupported on a thread Kokkos cannot launch from (see launches_from_any_thread), before
+// anything is allocated or written.
+inline void require_launching_thread() {
+#if KOKKOS_VERSION < 40000 && defined(KOKKOS_ENABLE_OPENMP)
+  if (!Kokkos::OpenMP::impl_is_initialized())
+    throw NotSupported(
+        "thread: Kokkos 3's OpenMP backend launches kernels only from the thread that initialised Kokkos or from "
+        "the master of a Kokkos::OpenMP::partition_master partition");
+#endif
 }
 
 // A new instance that runs on `stream` (null: the default instance), a stream of Kokkos'
