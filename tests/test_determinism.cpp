@@ -4,8 +4,8 @@
 #include "kattn/attention.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/kernels/run_problem.hpp"
-#include "kattn/tiles/tile_mma.hpp"
 #include "kattn/workload/generator.hpp"
+#include "fixed_launch.hpp"
 #include "output_bits.hpp"
 
 #include <gtest/gtest.h>
@@ -35,22 +35,8 @@ BatchSpec mixed_batch(DType dtype, bool features) {
   return spec;
 }
 
-// Every launch parameter fixed, so the tuning table (which reads the batch) chooses none: tiles
-// of 16 keys, so partitions and segments matter; a team of 4 threads, so that a team's threads
-// merge more than two partial sums (the order of two does not change their sum) where the backend
-// gives it that many (GPUs; on OpenMP a team has at most OMP_NUM_THREADS threads); a static grid
-// of 4 teams.
-AttentionOptions fixed_launch(Variant variant) {
-  AttentionOptions options;
-  options.variant = variant;
-  options.tile_size = 16;
-  options.block_m = 16;
-  options.num_segments = 3;
-  options.team_size = 4;
-  options.vector_length = host_backend() ? 1 : tensor_core_lanes();
-  options.grid_teams = 4;
-  return options;
-}
+// The launch fixed, with a static grid of 4 teams, so that its teams loop over the items.
+AttentionOptions fixed_launch(Variant variant) { return test::fixed_launch(variant, 4); }
 
 using Param = std::tuple<Variant, DType>;
 

@@ -3,6 +3,7 @@
 #include "kattn/attention.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/workload/generator.hpp"
+#include "output_bits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,6 @@ namespace {
 
 using Q = fp16_t;
 using Cache = fp8_e4m3_t;
-
-std::vector<std::uint16_t> output_bits(const AttentionOutput<Q>& out) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-  std::vector<std::uint16_t> bits(host.span());
-  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = host.data()[i].bits;
-  return bits;
-}
 
 TEST(LargeCache, OffsetsBeyondInt32AreExact) {
   BatchSpec spec;
@@ -57,7 +51,7 @@ TEST(LargeCache, OffsetsBeyondInt32AreExact) {
     const AttentionOutput<Q> actual("actual", g.num_tokens, g.num_q_heads, g.head_size);
     attention(small.inputs, small.params, expected, options);
     attention(big, small.params, actual, options);
-    EXPECT_EQ(output_bits(actual), output_bits(expected)) << to_string(variant);
+    EXPECT_EQ(test::output_bits(actual), test::output_bits(expected)) << to_string(variant);
   }
 }
 
