@@ -1,6 +1,5 @@
-// Storage combinations, forced launches and bit-level views of device data, shared by the tests
-// that run every variant on every storage type (poisoned caches, extreme logits, guard regions)
-// and those that compare outputs bit for bit (also the large cache).
+// Storage combinations and forced launches, shared by the tests that run every variant on every
+// storage type (poisoned caches, extreme logits, guard regions).
 #pragma once
 
 #include "kattn/core/dtype.hpp"
@@ -10,8 +9,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdint>
-#include <cstring>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -61,23 +58,6 @@ using VariantStorage = std::tuple<Variant, StorageCase>;
 
 inline std::string variant_storage_name(const ::testing::TestParamInfo<VariantStorage>& info) {
   return std::string(to_string(std::get<0>(info.param))) + "_" + std::get<1>(info.param).name();
-}
-
-// The bit pattern of a storage value, widened (float, fp16_t, bf16_t, fp8_e4m3_t).
-template <class Storage>
-std::uint32_t storage_bits(const Storage& value) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof value);
-  return bits;
-}
-
-// The bits of every element of a device view, in its layout's order (waits for writers).
-template <class View>
-std::vector<std::uint32_t> bits_of(const View& view) {
-  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-  std::vector<std::uint32_t> bits(host.span());
-  for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = storage_bits(host.data()[i]);
-  return bits;
 }
 
 }  // namespace kattn::test

@@ -6,6 +6,7 @@
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
+#include "output_bits.hpp"
 #include "storage_cases.hpp"
 
 #include <gtest/gtest.h>
@@ -51,9 +52,9 @@ TEST_P(GuardRegions, MarginsAroundOutStayUntouched) {
         Kokkos::subview(buffer, std::make_pair(kMarginTokens, kMarginTokens + g.num_tokens), Kokkos::ALL, Kokkos::ALL);
     attention(device.inputs, device.params, out, test::forced_launch(variant));
 
-    const std::vector<std::uint32_t> bits = test::bits_of(buffer);
+    const std::vector<std::uint32_t> bits = test::output_bits(buffer);
     const std::size_t margin = std::size_t(kMarginTokens) * g.num_q_heads * g.head_size;
-    const auto untouched = [&](std::size_t i) { return bits[i] == test::storage_bits(nan); };
+    const auto untouched = [&](std::size_t i) { return bits[i] == test::value_bits(nan); };
     for (std::size_t i = 0; i < margin; ++i) {
       ASSERT_TRUE(untouched(i)) << "leading margin, element " << i;
       ASSERT_TRUE(untouched(bits.size() - margin + i)) << "trailing margin, element " << i;

@@ -3,7 +3,7 @@
 #include "kattn/attention.hpp"
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/workload/generator.hpp"
-#include "storage_cases.hpp"
+#include "output_bits.hpp"
 
 #include <gtest/gtest.h>
 
@@ -51,7 +51,7 @@ TEST(LargeCache, OffsetsBeyondInt32AreExact) {
     const AttentionOutput<Q> actual("actual", g.num_tokens, g.num_q_heads, g.head_size);
     attention(small.inputs, small.params, expected, options);
     attention(big, small.params, actual, options);
-    EXPECT_EQ(test::bits_of(actual), test::bits_of(expected)) << to_string(variant);
+    EXPECT_EQ(test::output_bits(actual), test::output_bits(expected)) << to_string(variant);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
+#include "output_bits.hpp"
 #include "storage_cases.hpp"
 
 #include <gtest/gtest.h>
@@ -152,13 +153,13 @@ TEST_P(PoisonedCache, EachSequencesRowsAreBitIdenticalToACleanCall) {
     const AttentionOutput<Out> clean = call(std::vector<char>(std::size_t(g.num_blocks) * g.block_size, 1));
     const Comparison c = compare_to_reference(download_out(clean), oracle_attention(problem), problem);
     ASSERT_TRUE(c.passed()) << "clean call: " << c.failures << " elements off; max abs error " << c.max_abs_error;
-    const std::vector<std::uint32_t> expected = test::bits_of(clean);
+    const std::vector<std::uint32_t> expected = test::output_bits(clean);
     const std::size_t token_elements = std::size_t(g.num_q_heads) * g.head_size;
     for (int s = 0; s < g.num_seqs; ++s) {
       const std::size_t first = std::size_t(problem.cu_seqlens_q[std::size_t(s)]) * token_elements;
       const std::size_t end = std::size_t(problem.cu_seqlens_q[std::size_t(s) + 1]) * token_elements;
       if (first == end) continue;  // no rows to compare
-      const std::vector<std::uint32_t> poisoned = test::bits_of(call(slots_read_by(problem, s)));
+      const std::vector<std::uint32_t> poisoned = test::output_bits(call(slots_read_by(problem, s)));
       const auto mismatch = std::mismatch(poisoned.begin() + first, poisoned.begin() + end, expected.begin() + first);
       EXPECT_TRUE(mismatch.first == poisoned.begin() + end)
           << "sequence " << s << ": token " << (mismatch.first - poisoned.begin()) / token_elements << " differs ("

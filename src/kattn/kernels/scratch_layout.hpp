@@ -40,9 +40,9 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
 
 // Split-KV decode kernel (split_kv_kernel.hpp). A team of `workers` Kokkos threads stages K/V
 // tiles of stage_keys() keys through `stages` scratch buffers; each worker takes worker_keys of
-// every tile. Scratch: the partition's block ids, the merged output [kSplitKvMaxRows × head] and
-// the workers' max/sum [workers × kSplitKvMaxRows] (fp32), and one region that holds the stage
-// buffers during the key loop and the partitions' merge weights after it.
+// every tile. Scratch: the partition's block ids, the workers' max/sum [workers × kSplitKvMaxRows]
+// (fp32), and one region that holds the stage buffers during the key loop, then the workers'
+// outputs [workers × kSplitKvMaxRows × head] (fp32), then the partitions' merge weights.
 constexpr int kSplitKvMaxWorkerKeys = 2;  // keys a worker takes from each tile, at most
 constexpr int kSplitKvMaxStages = 4;      // tiles in flight, at most
 constexpr int kSplitKvMaxHead = 256;      // on GPUs a lane holds 8 elements of a row, a thread 32 lanes
@@ -55,18 +55,31 @@ struct SplitKvShape {
   int stride = 8;       // elements of a scratch row: head_size rounded up to whole lane chunks
 
   KOKKOS_INLINE_FUNCTION int stage_keys() const { return workers * worker_keys; }
-  std::size_t stage_bytes(std::size_t element_bytes) const {  // K and V of one tile
+  KOKKOS_INLINE_FUNCTION std::size_t stage_bytes(std::size_t element_bytes) const {  // K and V of one tile
     return 2 * std::size_t(stage_keys()) * std::size_t(stride) * element_bytes;
   }
 };
 
+// The workers' outputs, which the team adds up in worker order (SplitKvKernel::merge_workers).
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_worker_out_bytes(int workers, int head_size) {
+  return std::size_t(workers) * kSplitKvMaxRows * std::size_t(head_size) * sizeof(float);
+}
+
+// The region of the stage buffers, the workers' outputs and the partitions' merge weights.
+KOKKOS_INLINE_FUNCTION std::size_t split_kv_region_bytes(const SplitKvShape& shape, int head_size, int num_partitions,
+                                                         std::size_t element_bytes) {
+  const std::size_t stages = std::size_t(shape.stages) * shape.stage_bytes(element_bytes);
+  const std::size_t outs = split_kv_worker_out_bytes(shape.workers, head_size);
+  const std::size_t weights = split_kv_merge_bytes(kSplitKvMaxRows, num_partitions);
+  const std::size_t larger = stages > outs ? stages : outs;
+  return larger > weights ? larger : weights;
+}
+
 inline std::size_t split_kv_scratch_bytes(const SplitKvShape& shape, int partition_size, int block_size,
                                           int head_size, int num_partitions, std::size_t element_bytes) {
-  const std::size_t region = std::max(std::size_t(shape.stages) * shape.stage_bytes(element_bytes),
-                                      split_kv_merge_bytes(kSplitKvMaxRows, num_partitions));
   return scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t)) +
-         scratch_array_bytes(std::size_t(kSplitKvMaxRows) * head_size, sizeof(float)) +
-         2 * scratch_array_bytes(std::size_t(shape.workers) * kSplitKvMaxRows, sizeof(float)) + region + 16;
+         2 * scratch_array_bytes(std::size_t(shape.workers) * kSplitKvMaxRows, sizeof(float)) +
+         split_kv_region_bytes(shape, head_size, num_partitions, element_bytes) + 16;
 }
 
 // The largest tiles (up to kSplitKvMaxWorkerKeys keys a worker) of which at least two fit beside

@@ -8,7 +8,8 @@
 // lane) takes worker_keys keys of each tile for all the group's rows: it sums the dot products
 // across its lanes (vector_lanes_sum) and folds the keys into a softmax state and output kept in
 // registers, written SPMD-style (every lane runs the whole body; one team barrier per tile).
-// The workers' states merge in scratch; a partition writes its partial state, and the last team
+// The workers' states merge in scratch, in worker order (the same bits on every call); a
+// partition writes its partial state, and the last team
 // of a row group to finish (a device-wide counter) merges all partitions, so decode is one launch.
 // Correct for any query length (each token is its own row), but planned for decode.
 #pragma once
@@ -124,20 +125,16 @@ struct SplitKvKernel {
     const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
 
     const IndexScratch block_ids(team.team_scratch(0), grid.partition_size / block_size + 2);
-    const FloatScratch merged(team.team_scratch(0), kRows * head_size);
     const FloatScratch worker_max(team.team_scratch(0), workers * kRows);
     const FloatScratch worker_sum(team.team_scratch(0), workers * kRows);
     const std::size_t stage_elements = std::size_t(shape.stage_keys()) * shape.stride;
-    const std::size_t tile_bytes = std::size_t(shape.stages) * 2 * stage_elements * sizeof(Cache);
-    const std::size_t merge_bytes = split_kv_merge_bytes(kRows, grid.num_partitions);
-    const std::size_t region_bytes = tile_bytes > merge_bytes ? tile_bytes : merge_bytes;
-    void* region = team.team_scratch(0).get_shmem_aligned(region_bytes, 16);
+    void* region = team.team_scratch(0).get_shmem_aligned(
+        split_kv_region_bytes(shape, head_size, grid.num_partitions, sizeof(Cache)), 16);
     auto* tiles = static_cast<Cache*>(region);
 
     // The partition's block ids, read once: every key's address then costs one scratch load.
     const std::int32_t* block_row = &args.block_table(it.seq, 0) + first_block;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, num_blocks), [&](int i) { block_ids(i) = block_row[i]; });
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * head_size), [&](int i) { merged(i) = 0.0f; });
 
     LaneState s;
     const int row_chunks = lanes_for(head_size);
@@ -180,7 +177,7 @@ struct SplitKvKernel {
               k_tile + stage_elements + std::size_t(worker) * shape.worker_keys * shape.stride, key0, row_chunks, lane);
     }
     team_stage_wait(0);
-    merge_workers(team, s, it, worker, lane, merged, worker_max, worker_sum);
+    merge_workers(team, s, it, worker, lane, static_cast<float*>(region), worker_max, worker_sum);
     if (grid.num_partitions > 1)
       merge_partitions_if_last<Space>(team, args, partials, counters + it.row_group_item, grid.num_partitions, it.token,
                                       it.first_head, it.rows, static_cast<float*>(region));
@@ -247,11 +244,14 @@ struct SplitKvKernel {
     }
   }
 
-  // Merges the workers' states of each row (scaled to the row's max, summed into `merged`): the
-  // partition's partial, or the output when the partition is the token's only one (with the
-  // head's sink folded in).
+  // Merges the workers' states of each row: each worker leaves its output, scaled to the row's
+  // max, in `worker_out` (the stage buffers' region, free once every worker is past the key loop),
+  // and the team adds them up in worker order, so that the rounding of the sum is the same on
+  // every call whatever order the workers finish in (atomic adds were not: docs/design.md,
+  // "Determinism"). The result is the partition's partial, or the output when the partition is
+  // the token's only one (with the head's sink folded in).
   KOKKOS_INLINE_FUNCTION void merge_workers(const Member& team, const LaneState& s, const SplitKvItem& it, int worker, int lane,
-                                            const FloatScratch& merged, const FloatScratch& worker_max,
+                                            float* worker_out, const FloatScratch& worker_max,
                                             const FloatScratch& worker_sum) const {
     const int head_size = args.head_size;
     const int workers = shape.workers;
@@ -264,17 +264,18 @@ struct SplitKvKernel {
     KATTN_UNROLL
     for (int r = 0; r < kRows; ++r) {
       if (r >= it.rows) break;
-      if (!(s.softmax[r].sum > 0.0f)) continue;  // no visible key: nothing to add
+      if (!(s.softmax[r].sum > 0.0f)) continue;  // no visible key: the sum below skips the worker
       float row_max = -compat::infinity();
       for (int w = 0; w < workers; ++w)
         if (worker_sum(w * kRows + r) > 0.0f) row_max = compat::fmax(row_max, worker_max(w * kRows + r));
       const float weight = compat::exp(s.softmax[r].max - row_max);
+      float* const out_row = worker_out + (std::size_t(worker) * kRows + r) * head_size;
       KATTN_UNROLL
       for (int c = 0; c < kChunks; ++c)
         KATTN_UNROLL
         for (int e = 0; e < kLaneElements; ++e) {
           const int d = (c * lanes + lane) * kLaneElements + e;
-          if (d < head_size) Kokkos::atomic_add(&merged(r * head_size + d), weight * s.out[r][c][e]);
+          if (d < head_size) out_row[d] = weight * s.out[r][c][e];
         }
     }
     team.team_barrier();
@@ -283,13 +284,16 @@ struct SplitKvKernel {
       const int d = i - r * head_size;
       const int head = it.first_head + r;
       SoftmaxState state;
+      float merged = 0.0f;
       for (int w = 0; w < workers; ++w)
         if (worker_sum(w * kRows + r) > 0.0f) state.max = compat::fmax(state.max, worker_max(w * kRows + r));
       for (int w = 0; w < workers; ++w)
-        if (worker_sum(w * kRows + r) > 0.0f)
+        if (worker_sum(w * kRows + r) > 0.0f) {
           state.sum += compat::exp(worker_max(w * kRows + r) - state.max) * worker_sum(w * kRows + r);
+          merged += worker_out[(std::size_t(w) * kRows + r) * head_size + d];
+        }
       if (grid.num_partitions > 1) {
-        partials.out(it.partition, it.token, head, d) = merged(i);
+        partials.out(it.partition, it.token, head, d) = merged;
         if (d == 0) {
           partials.max(it.partition, it.token, head) = state.max;
           partials.sum(it.partition, it.token, head) = state.sum;
@@ -302,7 +306,7 @@ struct SplitKvKernel {
         alpha = state.rescale_to(sink.max);
         state.sum += state.weight(sink.max);
       }
-      args.store_out(it.token, head, d, merged(i) * alpha * state.inverse_sum());
+      args.store_out(it.token, head, d, merged * alpha * state.inverse_sum());
     });
   }
 

@@ -56,4 +56,29 @@ Comparison compare_to_reference(const std::vector<float>& out, const std::vector
   return c;
 }
 
+PrecisionComparison compare_to_same_precision(const std::vector<float>& out, const std::vector<double>& oracle,
+                                              const std::vector<double>& reference, DType out_dtype) {
+  if (out.size() != oracle.size() || reference.size() != oracle.size())
+    throw std::invalid_argument("compare_to_same_precision: output, oracle and reference have " +
+                                std::to_string(out.size()) + ", " + std::to_string(oracle.size()) + " and " +
+                                std::to_string(reference.size()) + " elements");
+  int mantissa_bits = 0;  // stored bits of the output's type
+  switch (out_dtype) {
+    case DType::fp32: mantissa_bits = 23; break;
+    case DType::fp16: mantissa_bits = 10; break;
+    case DType::bf16: mantissa_bits = 7; break;
+    case DType::fp8_e4m3: mantissa_bits = 3; break;
+  }
+  PrecisionComparison c;
+  double largest = 0.0;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const double error = std::fabs(double(out[i]) - oracle[i]);
+    c.max_abs_error = std::isnan(error) || std::isnan(c.max_abs_error) ? NAN : std::max(c.max_abs_error, error);
+    c.reference_error = std::max(c.reference_error, std::fabs(reference[i] - oracle[i]));
+    largest = std::max(largest, std::fabs(oracle[i]));
+  }
+  c.floor = std::ldexp(largest, -(mantissa_bits + 1));
+  return c;
+}
+
 }  // namespace kattn

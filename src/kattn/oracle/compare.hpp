@@ -38,4 +38,22 @@ Comparison compare_to_reference(const std::vector<float>& out, const std::vector
 Comparison compare_to_reference(const std::vector<float>& out, const std::vector<double>& reference,
                                 const HostProblem& problem);
 
+// FlashAttention's rule for low-precision outputs, which unlike a fixed tolerance scales with the
+// output (so at 64k keys, where one block of 16 keys moves an output by ~2e-4, below the fp16 and
+// bf16 tolerances, it still sees a missing block): the largest |out - oracle| at most twice the
+// largest |reference - oracle| of the same-precision reference (same_precision_reference), plus a
+// floor of half an ulp of the largest |oracle| in the output's type (unit roundoff u times it:
+// 2^-24 fp32, 2^-11 fp16, 2^-8 bf16, 2^-4 fp8), for outputs the reference happens to round
+// exactly. NaN fails.
+struct PrecisionComparison {
+  double max_abs_error = 0.0;    // kattn's, against the oracle
+  double reference_error = 0.0;  // the same-precision reference's, against the oracle
+  double floor = 0.0;
+  double bound() const { return 2.0 * reference_error + floor; }
+  bool passed() const { return max_abs_error <= bound(); }  // false for NaN
+};
+
+PrecisionComparison compare_to_same_precision(const std::vector<float>& out, const std::vector<double>& oracle,
+                                              const std::vector<double>& reference, DType out_dtype);
+
 }  // namespace kattn

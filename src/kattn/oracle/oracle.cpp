@@ -8,8 +8,11 @@
 #include <cstdint>
 
 namespace kattn {
+namespace {
 
-std::vector<double> oracle_attention(const HostProblem& p) {
+// Dense attention in double; with `same_precision`, each softmax weight exp(s - max) is rounded to
+// q's type before the P·V product and the output to its type (same_precision_reference).
+std::vector<double> dense_attention(const HostProblem& p, bool same_precision) {
   validate(p);
 
   const Geometry& g = p.geometry;
@@ -67,7 +70,8 @@ std::vector<double> oracle_attention(const HostProblem& p) {
         double* o = &out[(std::size_t(token) * g.num_q_heads + h) * D];
         for (std::size_t n = 0; n < keys.size(); ++n) {
           const float* v = &p.v_cache[std::size_t(cache_index(s, keys[n], kv_head))];
-          const double weight = scores[n] / denominator * p.params.v_scale;  // V dequantised
+          const double p_n = same_precision ? double(round_to_dtype(float(scores[n]), p.dtype)) : scores[n];
+          const double weight = p_n / denominator * p.params.v_scale;  // V dequantised
           for (int d = 0; d < D; ++d) o[d] += weight * double(v[d]);
         }
       }
@@ -75,7 +79,15 @@ std::vector<double> oracle_attention(const HostProblem& p) {
   }
   if (p.fp8_out)  // an fp8 output holds out / out_scale, clamped to the fp8 range
     for (double& x : out) x = std::clamp(x / p.params.out_scale, -448.0, 448.0);
+  if (same_precision)
+    for (double& x : out) x = double(round_to_dtype(float(x), p.out_dtype()));
   return out;
 }
+
+}  // namespace
+
+std::vector<double> oracle_attention(const HostProblem& problem) { return dense_attention(problem, false); }
+
+std::vector<double> same_precision_reference(const HostProblem& problem) { return dense_attention(problem, true); }
 
 }  // namespace kattn
