@@ -1,6 +1,8 @@
 // Runs this build's `kattn` command (KATTN_CLI_PATH) for the tests of the command line.
 #pragma once
 
+#include "temp_files.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -18,9 +20,9 @@ struct CliResult {
 };
 
 inline CliResult run_cli(const std::string& arguments) {
-  // ctest runs tests in parallel processes: one log per test.
-  const std::string log = ::testing::TempDir() + "kattn_cli_" +
-                          ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".log";
+  // The command's output goes through a file of this process's own (temp_files.hpp), one a test.
+  const std::string log = temp_path("kattn_cli_" +
+                                    std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
   const std::string command = std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1";
   const int status = std::system(command.c_str());
   std::ifstream in(log);

@@ -6,6 +6,7 @@
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "run_cli.hpp"
+#include "temp_files.hpp"
 #include "test_problems.hpp"
 #include "tools/commands.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 using test::CliResult;
 using test::run_cli;
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kattn_cli_" + name; }
+std::string temp_path(const std::string& name) { return test::temp_path("kattn_cli_" + name); }
 
 std::string write_single_case(const std::string& name, HostProblem problem, bool with_reference) {
   ProblemCase c;

@@ -66,8 +66,18 @@ const CallerSpec kCallers[] = {
     {"C API one-shot, fp16, default stream", Api::c_one_shot, DType::fp16, "tiny",
      {{100, 1}, {35, 35}, {9, 1}}, false, false},
 };
-constexpr int kIterations = 6;         // calls per caller, alternating between its two steps
-constexpr int kWatchdogSeconds = 300;  // far beyond a normal run: only a deadlock gets there
+constexpr int kIterations = 6;  // calls per caller, alternating between its two steps
+
+// The watchdog's limit: KATTN_TEST_WATCHDOG_SECONDS if set, else 300 s, far beyond a normal run (only
+// a deadlock gets there); a tool that slows every call down, such as compute-sanitizer, needs more.
+// 0 when the variable is not a positive number of seconds.
+int watchdog_seconds() {
+  const char* text = std::getenv("KATTN_TEST_WATCHDOG_SECONDS");
+  if (text == nullptr) return 300;
+  char* end = nullptr;
+  const long seconds = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && seconds > 0 && seconds <= std::numeric_limits<int>::max() ? int(seconds) : 0;
+}
 
 // Caller i's stream: on GPU builds one created for it and kept for the process, as kattn keeps an
 // instance for every stream it has seen until Kokkos is finalised; null (the default instance) on
@@ -230,16 +240,18 @@ std::unique_ptr<Caller> make_caller(std::size_t index, Variant variant) {
   });
 }
 
-// Aborts the process when the callers have not finished within kWatchdogSeconds: a deadlock then
-// fails the test with this message instead of hanging it.
+// Aborts the process when the callers have not finished within `seconds`: a deadlock then fails
+// the test with this message instead of hanging it.
 class Watchdog {
  public:
-  Watchdog()
-      : thread_([this] {
+  explicit Watchdog(int seconds)
+      : thread_([this, seconds] {
           std::unique_lock<std::mutex> lock(mutex_);
-          if (!finished_.wait_for(lock, std::chrono::seconds(kWatchdogSeconds), [this] { return done_; })) {
-            std::fprintf(stderr, "ConcurrentCallers: the callers did not finish within %d s: deadlock\n",
-                         kWatchdogSeconds);
+          if (!finished_.wait_for(lock, std::chrono::seconds(seconds), [this] { return done_; })) {
+            std::fprintf(stderr,
+                         "ConcurrentCallers: the callers did not finish within %d s: deadlock "
+                         "(KATTN_TEST_WATCHDOG_SECONDS sets the limit)\n",
+                         seconds);
             std::abort();
           }
         }) {}
@@ -287,10 +299,13 @@ class ConcurrentCallers : public ::testing::TestWithParam<Variant> {};
 
 // The C++ callers plan with the variant; the C API's plan as their tables say.
 TEST_P(ConcurrentCallers, EveryCallMatchesTheOracleAndEveryRefusedCallWritesNothing) {
+  const int seconds = watchdog_seconds();
+  ASSERT_GT(seconds, 0) << "KATTN_TEST_WATCHDOG_SECONDS='" << std::getenv("KATTN_TEST_WATCHDOG_SECONDS")
+                        << "': not a positive number of seconds";
   std::vector<std::unique_ptr<Caller>> callers;  // problems, oracle outputs and uploads on this thread
   for (std::size_t i = 0; i < std::size(kCallers); ++i) callers.push_back(make_caller(i, GetParam()));
   {
-    const Watchdog watchdog;
+    const Watchdog watchdog(seconds);
     on_concurrent_threads(int(callers.size()), [&callers](int thread, int threads) {
       for (int iteration = 0; iteration < kIterations; ++iteration)  // a thread's callers take turns
         for (std::size_t c = std::size_t(thread); c < callers.size(); c += std::size_t(threads))

@@ -1,6 +1,7 @@
 // The seeded workload generator: valid, reproducible problems shaped as the spec says.
 #include "kattn/problem/validate.hpp"
 #include "kattn/workload/generator.hpp"
+#include "temp_files.hpp"
 
 #include <gtest/gtest.h>
 
@@ -69,7 +70,7 @@ TEST(Generator, PermutesBlocksWithoutSharing) {
 }
 
 TEST(Scenario, LoadsAndExpandsDtypes) {
-  const std::string path = ::testing::TempDir() + "kattn_scenario.json";
+  const std::string path = test::temp_path("kattn_scenario.json");
   std::ofstream(path) << R"({"name": "t", "cases": [
       {"name": "a", "model": "tiny", "dtypes": ["fp16", "bf16"], "max_seq_len": 8},
       {"name": "b", "num_q_heads": 8, "num_kv_heads": 1, "head_size": 80, "max_seq_len": 8, "decode_share": 1.0}]})";
@@ -81,7 +82,7 @@ TEST(Scenario, LoadsAndExpandsDtypes) {
 }
 
 TEST(Scenario, NamesTheBadCase) {
-  const std::string path = ::testing::TempDir() + "kattn_bad_scenario.json";
+  const std::string path = test::temp_path("kattn_bad_scenario.json");
   std::ofstream(path) << R"({"cases": [{"name": "ok", "model": "tiny", "max_seq_len": 4},
                                        {"name": "bad", "model": "gpt-9", "max_seq_len": 4}]})";
   try {
@@ -94,7 +95,7 @@ TEST(Scenario, NamesTheBadCase) {
 }
 
 TEST(Scenario, NeedsCases) {
-  const std::string path = ::testing::TempDir() + "kattn_caseless_scenario.json";
+  const std::string path = test::temp_path("kattn_caseless_scenario.json");
   for (const char* text : {R"({"name": "t"})", R"({"cases": {}})", "[1, 2]"}) {
     std::ofstream(path) << text;
     EXPECT_THROW(load_scenario(path), std::runtime_error) << text;

@@ -3,6 +3,7 @@
 #include "kattn/core/error.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
+#include "temp_files.hpp"
 #include "tools/commands.hpp"
 
 #include <gtest/gtest.h>
@@ -127,7 +128,7 @@ TEST(HardwareModel, MixedBatchHidesPartOfItsShorterLaunch) {
 }
 
 std::string write_file(const std::string& name, const nlohmann::json& j) {
-  const std::string path = ::testing::TempDir() + "kattn_hw_" + name + ".json";
+  const std::string path = test::temp_path("kattn_hw_" + name + ".json");
   std::ofstream(path) << j.dump();
   return path;
 }
@@ -160,7 +161,7 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
   j = good;
   j["launch_us"] = -1;
   expect_error("negative", j, "launch_us");
-  EXPECT_THROW(load_hardware_model(::testing::TempDir() + "kattn_hw_absent.json"), FileFormatError);
+  EXPECT_THROW(load_hardware_model(test::temp_path("kattn_hw_absent.json")), FileFormatError);
 }
 
 TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
@@ -168,7 +169,7 @@ TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
                                                  {"num_kv_heads", 2}, {"head_size", 64}, {"dtype", "fp16"},
                                                  {"block_size", 16}, {"num_kv_blocks", 256},
                                                  {"max_num_batched_tokens", 256}});
-  const std::string json = ::testing::TempDir() + "kattn_hw_predict.json";
+  const std::string json = test::temp_path("kattn_hw_predict.json");
   const test::CliResult predicted = test::run_cli(
       "simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len uniform:4:20 --predict " +
       data_file("mi300x") + " --json " + json);
@@ -183,7 +184,7 @@ TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
   EXPECT_NE(report.at("timer").get<std::string>().find("PREDICTED"), std::string::npos);
   EXPECT_GT(report.at("totals").at("attention_us").get<double>(), 0);
   const test::CliResult missing =
-      test::run_cli("simulate --model " + model + " --poisson 100,2 --predict " + ::testing::TempDir() + "kattn_hw_nope.json");
+      test::run_cli("simulate --model " + model + " --poisson 100,2 --predict " + test::temp_path("kattn_hw_nope.json"));
   EXPECT_EQ(missing.exit_code, cli::kBadInput);
   EXPECT_NE(missing.output.find("kattn_hw_nope.json"), std::string::npos) << missing.output;
 }

@@ -3,6 +3,7 @@
 #include "kattn/io/hdf5_file.hpp"
 #include "kattn/io/reference_file.hpp"
 #include "kattn/oracle/oracle.hpp"
+#include "temp_files.hpp"
 #include "test_problems.hpp"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 namespace kattn {
 namespace {
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + "kattn_" + name + ".h5"; }
+std::string temp_path(const std::string& name) { return test::temp_path("kattn_" + name + ".h5"); }
 
 ProblemCase sample_case() {
   ProblemCase c;
@@ -177,7 +178,7 @@ TEST(Hdf5, FailedWriteLeavesNoFile) {
   const ProblemCase c = sample_case();
   EXPECT_THROW(write_problem_file(path, {c, c}), FileFormatError);  // the second group name clashes
   EXPECT_FALSE(std::filesystem::exists(path));
-  for (const auto& entry : std::filesystem::directory_iterator(::testing::TempDir()))
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
     EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos) << entry.path();
 }
 

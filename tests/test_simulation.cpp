@@ -14,6 +14,7 @@
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/problem/validate.hpp"
 #include "kattn/workload/generator.hpp"
+#include "temp_files.hpp"
 
 #include <gtest/gtest.h>
 
@@ -109,7 +110,7 @@ TEST(Trace, PoissonIsReproducibleSortedAndWithinTheLengths) {
 }
 
 TEST(Trace, FileRoundTripSortsByArrivalAndNamesBadFields) {
-  const std::string path = ::testing::TempDir() + "kattn_sim_trace.json";
+  const std::string path = test::temp_path("kattn_sim_trace.json");
   write_trace(path, {request(7, 0.5, 10, 3), request(3, 0.25, 4, 9)});
   const std::vector<Request> loaded = load_trace(path);
   ASSERT_EQ(loaded.size(), 2u);
