@@ -98,19 +98,19 @@ TEST(Cli, RunMalformedInputLeavesNoOutput) {
   EXPECT_FALSE(std::filesystem::exists(output));
 }
 
-// The baseline's tile is a whole KV-cache block; one of 100000 keys (400 KB of scores) cannot fit in team scratch
-// (32 KiB on OpenMP, 219 KiB on the H100), which is a request kattn cannot serve.
+// The baseline's tile is a whole KV-cache block; one of 20000 keys (80 KB of scores) cannot fit in team scratch
+// (32 KiB on OpenMP, about 40 KiB on CUDA), which is a request kattn cannot serve.
 TEST(Cli, RunUnsupportedPlanLeavesNoOutput) {
   BatchSpec spec;
   spec.model = model_by_name("tiny");
-  spec.block_size = 100000;
+  spec.block_size = 20000;
   spec.sequences = {{20, 3}};
   const std::string input = write_single_case("huge_block", generate_batch(spec), false);
   const std::string output = temp_path("huge_block_out.h5");
   std::filesystem::remove(output);
   const CliResult r = run_cli("run --variant baseline --input " + input + " --output " + output);
   EXPECT_EQ(r.exit_code, cli::kNotSupported) << r.output;
-  EXPECT_NE(r.output.find("not supported yet: baseline variant with block_size 100000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("not supported yet: baseline variant with block_size 20000"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(output));
 }
 

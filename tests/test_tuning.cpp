@@ -1,6 +1,5 @@
 // Tuning tables and the planner: parsing, evaluation, overrides and fitting to scratch limits.
 #include "kattn/core/error.hpp"
-#include "kattn/core/team_scratch_cap.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
@@ -95,7 +94,7 @@ TEST(Planner, OverridesWinAndPlansFitScratch) {
   EXPECT_EQ(plan.variant, Variant::qblock_static);
   EXPECT_EQ(plan.block_m % g.queries_per_kv(), 0);
   EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)),
-            team_scratch_limit());
+            std::size_t(Kokkos::TeamPolicy<ExecutionSpace>::scratch_size_max(0)));
   EXPECT_GT(plan.grid_teams, 0);
 }
 

@@ -120,7 +120,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       const bool aligned = kv_rows_aligned(args);
       const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
       const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                                             sizeof(Cache), team_scratch_limit());
+                                             sizeof(Cache), std::size_t(TeamPolicy::scratch_size_max(0)));
       if (stages == 0) throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
       TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
       policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size,
@@ -140,7 +140,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   }
   const std::optional<SplitKvShape> shape =
       split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments, sizeof(Cache),
-                     team_scratch_limit());
+                     std::size_t(TeamPolicy::scratch_size_max(0)));
   if (!shape) throw NotSupported("split_kv variant: the plan's tiles do not fit in team scratch");  // the planner fits them
   TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
