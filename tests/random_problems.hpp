@@ -17,16 +17,16 @@ struct RandomSizes {
   int max_seq_len = 90;
 };
 
-// A valid problem: random geometry (GQA/MQA/MHA, head sizes 32-256), dtype, block size
-// (1..544, powers of 2 or not), batch shape (decodes, prefills with and without context, empty
-// contexts, sequences with no new tokens), and features (window, softcap, ALiBi, sinks,
-// prefix-LM, qq-bias, non-causal, fp8 cache and output with scales).
+// A valid problem: random geometry (GQA/MQA/MHA, ratios 3, 5 and 7 among them, head sizes
+// 32-256), dtype, block size (1..544, powers of 2 or not), batch shape (decodes, prefills with
+// and without context, empty contexts, sequences with no new tokens), and features (window,
+// softcap, ALiBi, sinks, prefix-LM, qq-bias, non-causal, fp8 cache and output with scales).
 inline HostProblem random_problem(std::uint64_t seed, const RandomSizes& sizes = {}) {
   std::mt19937_64 rng(seed);
   auto pick = [&rng](int n) { return int(rng() % std::uint64_t(n)); };
   BatchSpec spec;
   const int kv_heads = 1 + pick(2);
-  spec.model = {"random", kv_heads * std::vector<int>{1, 2, 4, 8}[std::size_t(pick(4))], kv_heads,
+  spec.model = {"random", kv_heads * std::vector<int>{1, 2, 3, 4, 5, 7, 8}[std::size_t(pick(7))], kv_heads,
                 std::vector<int>{32, 64, 80, 96, 112, 128, 192, 256}[std::size_t(pick(8))]};
   spec.dtype = std::vector<DType>{DType::fp32, DType::fp16, DType::bf16}[std::size_t(pick(3))];
   spec.block_size = std::vector<int>{1, 3, 5, 16, 32, 544}[std::size_t(pick(6))];
