@@ -27,7 +27,7 @@ if(kattn_kokkos_missing AND NOT KATTN_FETCH_KOKKOS)
     "not set (Kokkos_ROOT is empty, CMAKE_CXX_COMPILER is '${CMAKE_CXX_COMPILER}'). Either\n"
     "  - set ${kattn_kokkos_env} to an installed Kokkos 4.x (its prefix) built for this preset's "
     "backend and architecture, or\n"
-    "  - configure with -DKATTN_FETCH_KOKKOS=ON to fetch and build Kokkos ${KATTN_KOKKOS_FETCH_VERSION} "
+    "  - configure with -DKATTN_FETCH_KOKKOS=ON (or the environment variable KATTN_FETCH_KOKKOS=ON) to fetch and build Kokkos ${KATTN_KOKKOS_FETCH_VERSION} "
     "with them (docs/building.md).")
 endif()
 
