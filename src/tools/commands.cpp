@@ -1,6 +1,7 @@
 #include "tools/commands.hpp"
 
 #include "tools/bench.hpp"
+#include "tools/build_info.hpp"
 #include "tools/simulate.hpp"
 #include "tools/tune_cli.hpp"
 
@@ -108,6 +109,8 @@ int run_command(const std::string& input, const std::string& output, const std::
 int main(int argc, char** argv) {
   CLI::App app{"kattn: paged attention kernels (Kokkos), oracle and references"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return version_text(); }, "print the versions of kattn, Kokkos and the compiler");
+  app.footer("Kokkos' options keep their --kokkos- names (--kokkos-help lists them); see docs/cli.md.");
 
   std::string file, variant = "all", only_case;
   CLI::App* validate = app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
@@ -202,10 +205,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   calibrate->add_option("--out", calibrate_options.out, "write the parameter file with the fitted values");
 
-  std::string command_line = "kattn";
-  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  bench_options.command = command_line(argc, argv);
   std::function<int()> run_tune;
-  CLI::App* tune = add_tune_command(app, command_line, run_tune);
+  CLI::App* tune = add_tune_command(app, bench_options.command, run_tune);
 
   try {
     app.parse(argc, argv);
