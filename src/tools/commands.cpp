@@ -19,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace kattn::cli {
@@ -104,6 +105,17 @@ int run_command(const std::string& input, const std::string& output, const std::
   return kSuccess;
 }
 
+// The output file is --output in every command; --json (bench, simulate) and --out (model
+// calibrate, tune) are its deprecated aliases (docs/cli.md): they work, with a note on stderr.
+void warn_of_deprecated_aliases(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (std::string_view alias : {"--json", "--out"}) {
+      const std::string_view arg = argv[i];
+      if (arg == alias || (arg.size() > alias.size() && arg.substr(0, alias.size() + 1) == std::string(alias) + "="))
+        fmt::print(stderr, "kattn: {} is a deprecated alias of --output\n", alias);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,7 +161,8 @@ int main(int argc, char** argv) {
   bench->add_option("--runs", bench_options.runs, "timed runs")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  bench->add_option("--json", bench_options.json_path, "also write the results to this JSON file");
+  bench->add_option("--output,--json", bench_options.json_path,
+                    "also write the results to this JSON file (--json: deprecated alias)");
   bench->add_option("--tuning-table", bench_options.tuning_table, "plan from this table instead of the built-in one");
   bench->add_flag("--untuned", bench_options.untuned, "plan from the untuned defaults, without any table");
   bench->add_flag("!--no-check-values", bench_options.check_values,
@@ -180,7 +193,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--rows", sim_options.rows, "step and request rows to print (evenly spread)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  simulate->add_option("--json", sim_options.json_path, "also write the whole report to this JSON file");
+  simulate->add_option("--output,--json", sim_options.json_path,
+                       "also write the whole report to this JSON file (--json: deprecated alias)");
   simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
   simulate->add_option("--predict", sim_options.predict_arch,
                        "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
@@ -203,7 +217,8 @@ int main(int argc, char** argv) {
   calibrate->add_option("--calibrate-on", calibrate_options.calibrate_on,
                         "fit the suite cases whose name contains this; hold out the others")
       ->capture_default_str();
-  calibrate->add_option("--out", calibrate_options.out, "write the parameter file with the fitted values");
+  calibrate->add_option("--output,--out", calibrate_options.out,
+                        "write the parameter file with the fitted values (--out: deprecated alias)");
 
   bench_options.command = command_line(argc, argv);
   std::function<int()> run_tune;
@@ -214,6 +229,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kSuccess : kBadInput;
   }
+  warn_of_deprecated_aliases(argc, argv);
   try {
     if (*validate) return validate_command(file, variant, only_case);
     if (*refgen) return refgen_command(scenario, output);
