@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tuned against untuned plans on the suite: two `kattn bench --json` runs of the same scenario, one
+"""Tuned against untuned plans on the suite: two `kattn bench --output` runs of the same scenario, one
 with the tuning table, one with `--untuned`, compared per case group (summarize_suite.py's groups):
 the geometric-mean speed-up of the tuned plans and how many cases each way (docs/tuning-tables.md).
 
@@ -31,8 +31,8 @@ def comparison_rows(tuned, untuned):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("tuned", help="kattn bench --json of the tuned plans")
-    parser.add_argument("untuned", help="kattn bench --untuned --json of the same scenario (or another table's run)")
+    parser.add_argument("tuned", help="kattn bench --output of the tuned plans")
+    parser.add_argument("untuned", help="kattn bench --untuned --output of the same scenario (or another table's run)")
     args = parser.parse_args()
     try:
         tuned, untuned = suite_json.load(args.tuned), suite_json.load(args.untuned)

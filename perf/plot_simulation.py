@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A plot like the paper's Figure 9 from `kattn simulate --json` reports (docs/simulation.md).
+"""A plot like the paper's Figure 9 from `kattn simulate --output` reports (docs/simulation.md).
 
 Left: the end-to-end latency of one request against its output length, one curve per report
 (e.g. one per kernel variant, and one with --graph-replay): the latency for N output tokens is
@@ -97,7 +97,7 @@ def plot(docs, out, request_id=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", help="the PNG to write")
-    parser.add_argument("reports", nargs="+", help="kattn simulate --json reports (.json or .json.gz)")
+    parser.add_argument("reports", nargs="+", help="kattn simulate --output reports (.json or .json.gz)")
     parser.add_argument("--request", type=int, default=None)
     args = parser.parse_args()
     if not args.out.endswith(".png"):

@@ -171,7 +171,7 @@ def plot_serving(doc, cases, impls, color_of, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", help="suite JSON (kattn bench --json, baselines merged by torch_sdpa.py)")
+    parser.add_argument("suite", help="suite JSON (kattn bench --output, baselines merged by torch_sdpa.py)")
     parser.add_argument("out_dir", help="folder for the PNG files")
     args = parser.parse_args()
     try:

@@ -12,7 +12,7 @@ runs=${KATTN_SUITE_RUNS:-"--warmup 20 --runs 100"}
 python=${PYTHON:-python3}
 {
   SECONDS=0
-  "$build/src/kattn" bench --scenario perf/scenarios/suite.json $runs --commit "$commit" --json "$out/suite.json"
+  "$build/src/kattn" bench --scenario perf/scenarios/suite.json $runs --commit "$commit" --output "$out/suite.json"
   echo "kattn bench: ${SECONDS} s"
   PYTHONUNBUFFERED=1 "$python" perf/torch_sdpa.py "$out/suite.json"
   echo "kattn bench + torch_sdpa.py: ${SECONDS} s"

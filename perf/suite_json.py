@@ -1,4 +1,4 @@
-"""The suite's JSON file: what `kattn bench --json` writes (schema_version >= 2) plus the "baselines"
+"""The suite's JSON file: what `kattn bench --output` writes (schema_version >= 2) plus the "baselines"
 that perf/torch_sdpa.py merges in. Schema: docs/performance.md. Standard library only."""
 import json
 import os

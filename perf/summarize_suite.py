@@ -44,7 +44,7 @@ def geometric_mean(values):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", help="suite JSON (kattn bench --json, baselines merged by torch_sdpa.py)")
+    parser.add_argument("suite", help="suite JSON (kattn bench --output, baselines merged by torch_sdpa.py)")
     try:
         doc = suite_json.load(parser.parse_args().suite)
     except (OSError, ValueError) as error:

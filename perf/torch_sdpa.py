@@ -197,7 +197,7 @@ def import_torch_with_cuda():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("suite", help="kattn bench --json file; the baselines are merged into it")
+    parser.add_argument("suite", help="kattn bench --output file; the baselines are merged into it")
     parser.add_argument("--backends", default=",".join(BACKENDS), help="comma separated, from " + ", ".join(BACKENDS))
     parser.add_argument("--case", help="run only this case")
     parser.add_argument("--warmup", type=int, help="untimed runs first (default: the bench file's)")

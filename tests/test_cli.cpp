@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -40,6 +41,48 @@ TEST(Cli, NoCommandIsUsageError) { EXPECT_EQ(run_cli("").exit_code, cli::kBadInp
 TEST(Cli, UnknownFlagIsUsageError) { EXPECT_EQ(run_cli("validate --frobnicate x").exit_code, cli::kBadInput); }
 
 TEST(Cli, HelpSucceeds) { EXPECT_EQ(run_cli("--help").exit_code, cli::kSuccess); }
+
+// Runs the command with OMP_PROC_BIND and OMP_PLACES unset, as a user who set neither would.
+CliResult run_cli_unbound(const std::string& arguments) {
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* name : {"OMP_PROC_BIND", "OMP_PLACES"})
+    if (const char* value = std::getenv(name)) saved.emplace_back(name, value);
+  unsetenv("OMP_PROC_BIND");
+  unsetenv("OMP_PLACES");
+  CliResult r = run_cli(arguments);
+  for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
+  return r;
+}
+
+// kattn's help first and alone: not Kokkos' option list, nor its warning of an unbound OpenMP.
+TEST(Cli, HelpIsKattnsAlone) {
+  for (const char* arguments : {"--help", "bench --help", "tune sweep --help"}) {
+    const CliResult r = run_cli_unbound(arguments);
+    EXPECT_EQ(r.exit_code, cli::kSuccess) << arguments << "\n" << r.output;
+    const std::string first_lines = r.output.substr(0, r.output.find('\n', r.output.find('\n') + 1));
+    EXPECT_NE(first_lines.find("Usage: "), std::string::npos) << arguments << "\n" << r.output;
+    EXPECT_EQ(r.output.find("Kokkos command line"), std::string::npos) << arguments << "\n" << r.output;
+    EXPECT_EQ(r.output.find("OMP_PROC_BIND"), std::string::npos) << arguments << "\n" << r.output;
+  }
+  EXPECT_EQ(run_cli("--help").output.rfind("kattn: paged attention", 0), 0u);
+}
+
+TEST(Cli, VersionPrintsTheBuild) {
+  const CliResult r = run_cli_unbound("--version");
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_EQ(r.output.rfind("kattn 0.", 0), 0u) << r.output;
+  for (const char* fact : {"(git ", "Kokkos ", "devices ", "arch ", "compiler ", "build type "})
+    EXPECT_NE(r.output.find(fact), std::string::npos) << fact << "\n" << r.output;
+  EXPECT_EQ(r.output.find("OMP_PROC_BIND"), std::string::npos) << r.output;  // the binding kattn sets
+}
+
+// Kokkos' options pass to Kokkos under their --kokkos- names; unprefixed, they are not kattn's.
+TEST(Cli, KokkosOptionsKeepTheirPrefix) {
+  const CliResult r = run_cli("--kokkos-disable-warnings --version");
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("Kokkos "), std::string::npos) << r.output;
+  EXPECT_EQ(run_cli("validate --threads=1 x.h5").exit_code, cli::kBadInput);
+}
 
 TEST(Cli, ValidatesTheShippedReferences) {
   const CliResult r = run_cli(std::string("validate ") + KATTN_DATA_DIR + "/references.h5");
@@ -158,13 +201,17 @@ TEST(Cli, BenchJsonHasLimitsAndShapes) {
   const std::string scenario = write_bench_scenario("bench_scenario");
   const std::string output = temp_path("bench.json");
   const CliResult r = run_cli("bench --scenario " + scenario + " --warmup 0 --runs 2 --commit abc123 --hardware " +
-                              KATTN_DATA_DIR + "/hardware/cpu.json --json " + output);
+                              KATTN_DATA_DIR + "/hardware/cpu.json --output " + output);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("copy bandwidth"), std::string::npos) << r.output;
   std::ifstream in(output);
   const nlohmann::json doc = nlohmann::json::parse(in);
   EXPECT_EQ(doc.at("schema_version"), 3);
   EXPECT_EQ(doc.at("commit"), "abc123");
+  EXPECT_EQ(doc.at("command").get<std::string>().rfind("kattn bench --scenario " + scenario, 0), 0u);
+  EXPECT_NE(doc.at("command").get<std::string>().find(" --output " + output), std::string::npos);
+  for (const char* fact : {"kattn_version", "git_describe", "kokkos_version", "kokkos_devices", "compiler"})
+    EXPECT_FALSE(doc.at("build").at(fact).get<std::string>().empty()) << fact;
   EXPECT_FALSE(doc.at("device").get<std::string>().empty());
   EXPECT_GT(doc.at("hardware").at("copy_gb_per_s").get<double>(), 0.0);
   EXPECT_TRUE(doc.at("hardware").at("peak_tflop_per_s").at("fp16").is_null());  // a host's peak is unknown
@@ -221,8 +268,9 @@ TEST(Cli, SimulateReplaysItsOwnTraceToTheSameRequests) {
   CliResult r = run_cli("simulate --model " + model + " --poisson 1000,5 --prompt-len uniform:2:20 --output-len "
                         "lognormal:6:0.5:1:12 --seed 9 --warmup 0 --write-trace " + trace + " --json " + first);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("--json is a deprecated alias of --output"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("one layer timed (x 3 layers)"), std::string::npos) << r.output;
-  r = run_cli("simulate --model " + model + " --trace " + trace + " --warmup 0 --json " + second);
+  r = run_cli("simulate --model " + model + " --trace " + trace + " --warmup 0 --output " + second);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   for (const std::string& path : {first, second}) {
     const nlohmann::json doc = read_json(path);
@@ -269,7 +317,7 @@ TEST(Cli, SimulateGraphReplayTakesEveryStep) {
   const std::string json = temp_path("simulate_graph.json");
   const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_graph_model", 16) +
                               " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --variant qblock "
-                              "--graph-replay --json " + json);
+                              "--graph-replay --output " + json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("graph replay: 31 of 31 steps"), std::string::npos) << r.output;
   const nlohmann::json doc = read_json(json);
@@ -297,7 +345,7 @@ TEST(Cli, SimulateRejectsBadUsage) {
 TEST(Cli, BenchUntunedPlansWithoutATable) {
   const std::string output = temp_path("bench_untuned.json");
   const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_untuned") + " --warmup 0 --runs 1 --untuned --hardware " +
-                              KATTN_DATA_DIR + "/hardware/cpu.json --json " + output);
+                              KATTN_DATA_DIR + "/hardware/cpu.json --output " + output);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   std::ifstream in(output);
   const nlohmann::json doc = nlohmann::json::parse(in);
@@ -321,7 +369,7 @@ TEST(Cli, TuneSweepsAndFitsATable) {
   std::ofstream(more) << R"({"cases": [
     {"name": "p", "model": "tiny", "batch_size": 2, "min_seq_len": 4, "max_seq_len": 20}]})";
   const std::string out = temp_path("tune_out");
-  const CliResult r = run_cli("tune --scenario " + scenario + "," + more + " --space " + space + " --out " + out +
+  const CliResult r = run_cli("tune --scenario " + scenario + "," + more + " --space " + space + " --output " + out +
                               " --warmup 0 --runs 1 --prune 1e9 --arch test");  // no plan pruned: statuses fixed
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("[1/4] m[decodes] fp16: 2 plans"), std::string::npos) << r.output;
@@ -369,8 +417,9 @@ TEST(Cli, TuneRejectsABadSpace) {
   const std::string space = temp_path("bad_space.json");
   std::ofstream(space) << R"({"defaults": {"variant": "qblock"}, "groups": []})";
   const CliResult r = run_cli("tune sweep --scenario " + write_bench_scenario("tune_bad_space") + " --space " + space +
-                              " --out " + temp_path("bad_raw.json"));
+                              " --out " + temp_path("bad_raw.json"));  // the old name: parsed, with a note
   EXPECT_EQ(r.exit_code, cli::kBadInput);
+  EXPECT_NE(r.output.find("--out is a deprecated alias of --output"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("bad_space.json: defaults"), std::string::npos) << r.output;
 }
 

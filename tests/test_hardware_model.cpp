@@ -172,7 +172,7 @@ TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
   const std::string json = test::temp_path("kattn_hw_predict.json");
   const test::CliResult predicted = test::run_cli(
       "simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len uniform:4:20 --predict " +
-      data_file("mi300x") + " --json " + json);
+      data_file("mi300x") + " --output " + json);
   const std::string& out = predicted.output;
   ASSERT_EQ(predicted.exit_code, cli::kSuccess) << out;
   EXPECT_NE(out.find("PREDICTION"), std::string::npos) << out;

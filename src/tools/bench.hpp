@@ -20,6 +20,7 @@ struct BenchOptions {
   bool check_values = true;   // AttentionOptions::check_values (off: an inference server's trusted call)
   std::string hardware_file;  // peak FLOP/s; empty = data/hardware/<arch>.json if present
   std::string commit;         // recorded in the JSON (the binary may run where there is no .git)
+  std::string command;        // the command line, recorded in the JSON
 };
 
 int bench_command(const BenchOptions& options);

@@ -2,6 +2,7 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/io/json_file.hpp"
+#include "tools/build_info.hpp"
 
 #include <fmt/core.h>
 
@@ -159,6 +160,8 @@ void BenchReport::write_json(const std::string& path) const {
                            {"device", limits_.device},
                            {"date", today()},
                            {"commit", options_.commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.commit)},
+                           {"build", build_info_json()},
+                           {"command", options_.command},
                            {"scenario", options_.scenario},
                            {"warmup", options_.warmup},
                            {"runs", options_.runs},

@@ -1,6 +1,7 @@
 #include "tools/commands.hpp"
 
 #include "tools/bench.hpp"
+#include "tools/build_info.hpp"
 #include "tools/simulate.hpp"
 #include "tools/tune_cli.hpp"
 
@@ -18,6 +19,7 @@
 #include <functional>
 #include <limits>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace kattn::cli {
@@ -103,11 +105,24 @@ int run_command(const std::string& input, const std::string& output, const std::
   return kSuccess;
 }
 
+// The output file is --output in every command; --json (bench, simulate) and --out (model
+// calibrate, tune) are its deprecated aliases (docs/cli.md): they work, with a note on stderr.
+void warn_of_deprecated_aliases(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (std::string_view alias : {"--json", "--out"}) {
+      const std::string_view arg = argv[i];
+      if (arg == alias || (arg.size() > alias.size() && arg.substr(0, alias.size() + 1) == std::string(alias) + "="))
+        fmt::print(stderr, "kattn: {} is a deprecated alias of --output\n", alias);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kattn: paged attention kernels (Kokkos), oracle and references"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", [] { return version_text(); }, "print the versions of kattn, Kokkos and the compiler");
+  app.footer("Kokkos' options keep their --kokkos- names (--kokkos-help lists them); see docs/cli.md.");
 
   std::string file, variant = "all", only_case;
   CLI::App* validate = app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
@@ -146,7 +161,8 @@ int main(int argc, char** argv) {
   bench->add_option("--runs", bench_options.runs, "timed runs")
       ->check(CLI::Range(1, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  bench->add_option("--json", bench_options.json_path, "also write the results to this JSON file");
+  bench->add_option("--output,--json", bench_options.json_path,
+                    "also write the results to this JSON file (--json: deprecated alias)");
   bench->add_option("--tuning-table", bench_options.tuning_table, "plan from this table instead of the built-in one");
   bench->add_flag("--untuned", bench_options.untuned, "plan from the untuned defaults, without any table");
   bench->add_flag("!--no-check-values", bench_options.check_values,
@@ -177,7 +193,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--rows", sim_options.rows, "step and request rows to print (evenly spread)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
-  simulate->add_option("--json", sim_options.json_path, "also write the whole report to this JSON file");
+  simulate->add_option("--output,--json", sim_options.json_path,
+                       "also write the whole report to this JSON file (--json: deprecated alias)");
   simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
   simulate->add_option("--predict", sim_options.predict_arch,
                        "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
@@ -200,18 +217,19 @@ int main(int argc, char** argv) {
   calibrate->add_option("--calibrate-on", calibrate_options.calibrate_on,
                         "fit the suite cases whose name contains this; hold out the others")
       ->capture_default_str();
-  calibrate->add_option("--out", calibrate_options.out, "write the parameter file with the fitted values");
+  calibrate->add_option("--output,--out", calibrate_options.out,
+                        "write the parameter file with the fitted values (--out: deprecated alias)");
 
-  std::string command_line = "kattn";
-  for (int i = 1; i < argc; ++i) command_line += std::string(" ") + argv[i];
+  bench_options.command = command_line(argc, argv);
   std::function<int()> run_tune;
-  CLI::App* tune = add_tune_command(app, command_line, run_tune);
+  CLI::App* tune = add_tune_command(app, bench_options.command, run_tune);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? kSuccess : kBadInput;
   }
+  warn_of_deprecated_aliases(argc, argv);
   try {
     if (*validate) return validate_command(file, variant, only_case);
     if (*refgen) return refgen_command(scenario, output);

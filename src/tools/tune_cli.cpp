@@ -49,23 +49,23 @@ CLI::App* add_tune_command(CLI::App& app, const std::string& command, std::funct
   tune->require_subcommand(0, 1);
   add_sweep_options(tune, *both_sweep);
   add_fit_options(tune, *both_fit);
-  tune->add_option("--out", *out_dir, "folder for raw.json and <arch>.json");
+  tune->add_option("--output,--out", *out_dir, "folder for raw.json and <arch>.json (--out: deprecated alias)");
 
   CLI::App* sweep_app = tune->add_subcommand("sweep", "time every plan of the search space on each scenario batch");
   add_sweep_options(sweep_app, *sweep);
   sweep_app->get_option("--scenario")->required();
-  sweep_app->add_option("--out", sweep->out, "raw results JSON to write")->required();
+  sweep_app->add_option("--output,--out", sweep->out, "raw results JSON to write (--out: deprecated alias)")->required();
 
   CLI::App* fit_app = tune->add_subcommand("fit", "fit the decision tree of a tuning table to raw sweep results");
   fit_app->add_option("raw", fit->raw, "raw results of kattn tune sweep")->required();
   add_fit_options(fit_app, *fit);
-  fit_app->add_option("--out", fit->out, "tuning table JSON to write")->required();
+  fit_app->add_option("--output,--out", fit->out, "tuning table JSON to write (--out: deprecated alias)")->required();
 
   run = [=]() {
     if (*sweep_app) return tune_sweep_command(*sweep);
     if (*fit_app) return tune_fit_command(*fit);
     if (both_sweep->scenario.empty() || out_dir->empty())
-      throw std::invalid_argument("kattn tune needs --scenario and --out (or a subcommand: sweep, fit)");
+      throw std::invalid_argument("kattn tune needs --scenario and --output (or a subcommand: sweep, fit)");
     return tune_command(*both_sweep, *both_fit, *out_dir);
   };
   return tune;
