@@ -121,6 +121,39 @@ TEST(Cli, RunNeedsCaseWhenSeveral) {
   EXPECT_NE(r.output.find("--case"), std::string::npos) << r.output;
 }
 
+// A command reads and checks only the case it was asked for: another, invalid case of the file
+// (a sequence longer than its blocks) stops only the commands that read it.
+TEST(Cli, RunAndValidateReadOnlyTheSelectedCase) {
+  ProblemCase good, bad;
+  good.name = "good";
+  good.problem = test::small_mixed_problem(DType::fp16);
+  good.expected = oracle_attention(good.problem);
+  bad.name = "bad";
+  bad.problem = good.problem;
+  bad.expected = good.expected;
+  bad.problem.seq_lens[0] = bad.problem.geometry.max_blocks_per_seq * bad.problem.geometry.block_size + 1;
+  const std::string input = temp_path("one_bad_case.h5");
+  write_problem_file(input, {good, bad});
+  const std::string output = temp_path("one_bad_case_out.h5");
+  std::filesystem::remove(output);
+  CliResult r = run_cli("run --input " + input + " --case good --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(output));
+  r = run_cli("validate " + input + " --case good --variant planned");
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("1 passed, 0 failed"), std::string::npos) << r.output;
+  r = run_cli("validate " + input + " --variant planned");  // every case: stops on the bad one before any run
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("bad"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("max abs err"), std::string::npos) << r.output;
+  r = run_cli("run --input " + input + " --case bad --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("/cases/bad"), std::string::npos) << r.output;
+  r = run_cli("run --input " + input + " --case absent --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("no case named 'absent'"), std::string::npos) << r.output;
+}
+
 TEST(Cli, RefgenWritesAValidatableFile) {
   const std::string scenario = temp_path("scenario.json");
   std::ofstream(scenario) << R"({"cases": [{"name": "s", "model": "tiny", "dtypes": ["fp32", "bf16"],
