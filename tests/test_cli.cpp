@@ -231,6 +231,43 @@ TEST(Cli, BenchMissingHardwareFile) {
   EXPECT_NE(r.output.find("cannot open the hardware file"), std::string::npos) << r.output;
 }
 
+// A malformed scenario fails before the device is measured and any header printed, with an error
+// that names the file and the field.
+TEST(Cli, BenchRejectsAMalformedScenarioBeforeMeasuring) {
+  const struct {
+    const char* name;
+    const char* case_json;
+    const char* message;
+  } bad[] = {
+      {"negative", R"({"name": "m", "model": "tiny", "batch_size": -3, "max_seq_len": 40})",
+       "cases[1].batch_size: must be positive (got -3)"},
+      {"missing", R"({"name": "m", "model": "tiny", "batch_size": 3})", "cases[1]: missing field 'max_seq_len'"},
+      {"wrong_type", R"({"name": "m", "model": "tiny", "batch_size": "three", "max_seq_len": 40})",
+       "cases[1].batch_size: must be an integer (got \"three\")"},
+      {"bad_dtype", R"({"name": "m", "model": "tiny", "max_seq_len": 40, "dtypes": ["fp16", "fp12"]})",
+       "cases[1].dtypes[1]: unknown dtype 'fp12'"},
+      {"unknown_field", R"({"name": "m", "model": "tiny", "max_seq_len": 40, "batch_sise": 3})",
+       "cases[1]: unknown field 'batch_sise'"},
+      {"bad_model", R"({"name": "m", "model": "huge", "max_seq_len": 40})", "cases[1].model: unknown model 'huge'"},
+  };
+  for (const auto& b : bad) {
+    const std::string scenario = temp_path(std::string("bench_malformed_") + b.name + ".json");
+    // The first case is good: the bad second one must still stop the command before any work.
+    std::ofstream(scenario) << R"({"cases": [{"name": "ok", "model": "tiny", "max_seq_len": 8}, )" << b.case_json
+                            << "]}";
+    const CliResult r = run_cli("bench --scenario " + scenario + " --warmup 0 --runs 1");
+    EXPECT_EQ(r.exit_code, cli::kBadInput) << b.name << ": " << r.output;
+    EXPECT_NE(r.output.find(scenario + ": " + b.message), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("copy bandwidth"), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("kattn bench"), std::string::npos) << b.name << ": " << r.output;
+  }
+  const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_no_case") + " --case absent");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("no case named 'absent'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("copy bandwidth"), std::string::npos) << r.output;
+}
+
 std::string write_tiny_model(const std::string& name, int num_kv_blocks) {
   const std::string path = temp_path(name + ".json");
   std::ofstream(path) << nlohmann::json{{"name", "tiny"}, {"num_layers", 3}, {"num_q_heads", 4}, {"num_kv_heads", 2},
@@ -325,6 +362,23 @@ TEST(Cli, SimulateRejectsBadUsage) {
   EXPECT_NE(too_long.output.find("more KV blocks"), std::string::npos) << too_long.output;
   EXPECT_EQ(run_cli("simulate --model " + temp_path("absent_model.json") + " --latency-experiment").exit_code,
             cli::kBadInput);
+}
+
+// simulate's JSON inputs name the field too.
+TEST(Cli, SimulateNamesTheBadFieldOfItsInputs) {
+  const std::string model = temp_path("simulate_bad_field_model.json");
+  std::ofstream(model) << R"({"name": "tiny", "num_layers": 2, "num_q_heads": 4, "num_kv_heads": 2, "head_size": "64",
+                               "num_kv_blocks": 16, "max_num_batched_tokens": 16})";
+  CliResult r = run_cli("simulate --model " + model + " --latency-experiment");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("head_size: must be an integer (got \"64\")"), std::string::npos) << r.output;
+  const std::string trace = temp_path("simulate_bad_field_trace.json");
+  std::ofstream(trace) << R"({"requests": [{"arrival_s": 0, "prompt_len": 4, "output_len": 2},
+                                           {"arrival_s": 0.1, "prompt_len": 4}]})";
+  r = run_cli("simulate --model " + write_tiny_model("simulate_bad_field_tiny", 16) + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("requests[1]: missing field 'output_len'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << r.output;
 }
 
 TEST(Cli, BenchUntunedPlansWithoutATable) {
