@@ -381,6 +381,27 @@ TEST(Cli, SimulateNamesTheBadFieldOfItsInputs) {
   EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << r.output;
 }
 
+// The data the binary needs (hardware peaks and models, model configs, search spaces) is compiled
+// in: it is found from a working directory that is not the repository.
+TEST(Cli, FindsItsDataOutsideTheRepository) {
+  const std::string elsewhere = temp_path("elsewhere");
+  std::filesystem::create_directories(elsewhere);
+  const std::string json = temp_path("elsewhere_simulate.json");
+  CliResult r = test::run_cli_in(elsewhere, "simulate --model tiny --predict h100 --poisson 100,4 --prompt-len "
+                                            "uniform:4:12 --output-len uniform:2:6 --json " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  const nlohmann::json doc = read_json(json);
+  EXPECT_EQ(doc.at("model").at("name"), "tiny");
+  EXPECT_EQ(doc.at("predicted_arch"), "h100");
+  r = test::run_cli_in(elsewhere, "simulate --model tiny --predict nowhere --latency-experiment");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("built in: a100, cpu, h100"), std::string::npos) << r.output;
+  r = test::run_cli_in(elsewhere, "bench --scenario " + write_bench_scenario("elsewhere_bench") + " --warmup 0 --runs 1");
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("data/hardware/" + std::string(build_arch()) + ".json (built in)"), std::string::npos)
+      << r.output;
+}
+
 TEST(Cli, BenchUntunedPlansWithoutATable) {
   const std::string output = temp_path("bench_untuned.json");
   const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_untuned") + " --warmup 0 --runs 1 --untuned --hardware " +

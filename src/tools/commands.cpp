@@ -152,13 +152,13 @@ int main(int argc, char** argv) {
   bench->add_flag("!--no-check-values", bench_options.check_values,
                   "skip the host copies that validate the index values (shapes are still checked)");
   bench->add_option("--hardware", bench_options.hardware_file,
-                    "peak FLOP/s file (default: data/hardware/<arch>.json if present)");
+                    "peak FLOP/s file (default: data/hardware/<arch>.json, built in)");
   bench->add_option("--commit", bench_options.commit, "source revision to record in the JSON");
 
   SimulateOptions sim_options;
   CLI::App* simulate = app.add_subcommand("simulate", "replay a request trace through a vLLM-like scheduler, "
                                                       "timing each step's attention on the kernels");
-  simulate->add_option("--model", sim_options.model_file, "model config JSON (docs/simulation.md)")->required();
+  simulate->add_option("--model", sim_options.model_file, "model config JSON, or a built-in one by name: tiny, llama-3.1-8b (docs/simulation.md)")->required();
   simulate->add_option("--trace", sim_options.trace_file, "request trace JSON");
   simulate->add_option("--poisson", sim_options.poisson, "RATE,N: N requests with Poisson arrivals at RATE per second");
   simulate->add_flag("--latency-experiment", sim_options.latency_experiment,

@@ -2,10 +2,12 @@
 
 #include "kattn/core/error.hpp"
 #include "kattn/io/json_fields.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <stdexcept>
 
 namespace kattn::sim {
@@ -24,7 +26,18 @@ void check_model_config(const ModelConfig& c) {
 }
 
 ModelConfig load_model_config(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "the model config");
+  return parse_model_config(read_json_file(path, "the model config"), path);
+}
+
+ModelConfig model_config_for(const std::string& name_or_file) {
+  const std::string builtin = "data/models/" + name_or_file + ".json";
+  if (!std::filesystem::exists(name_or_file))
+    if (const char* text = builtin_data(builtin))
+      return parse_model_config(parse_json_text(text, builtin + " (built in)"), builtin + " (built in)");
+  return load_model_config(name_or_file);
+}
+
+ModelConfig parse_model_config(const nlohmann::json& j, const std::string& path) {
   ModelConfig c;
   try {
     using namespace json_fields;
