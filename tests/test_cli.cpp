@@ -364,6 +364,50 @@ TEST(Cli, SimulateRejectsBadUsage) {
             cli::kBadInput);
 }
 
+// The latency distributions and throughputs `vllm bench serve` reports, printed in its shape and
+// in the JSON report under its keys.
+TEST(Cli, SimulateReportsServingMetricsAsVllm) {
+  const std::string json = temp_path("simulate_serving.json");
+  const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_serving_model", 64) +
+                              " --predict cpu --poisson 500,12 --prompt-len uniform:4:30 --output-len uniform:1:12"
+                              " --seed 3 --rows 2 --json " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  std::size_t at = r.output.find("Serving Benchmark Result");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  for (const char* line : {"Successful requests:", "Benchmark duration (s):", "Total input tokens:",
+                           "Total generated tokens:", "Request throughput (req/s):", "Output token throughput (tok/s):",
+                           "Total Token throughput (tok/s):", "Time to First Token", "Mean TTFT (ms):",
+                           "Median TTFT (ms):", "P90 TTFT (ms):", "P99 TTFT (ms):", "Mean TPOT (ms):", "P99 TPOT (ms):",
+                           "Inter-token Latency", "Mean ITL (ms):", "Median ITL (ms):", "P99 ITL (ms):",
+                           "End-to-end Latency", "Mean E2EL (ms):", "P99 E2EL (ms):"}) {
+    const std::size_t next = r.output.find(line, at);
+    ASSERT_NE(next, std::string::npos) << line << " (in order)\n" << r.output;
+    at = next;
+  }
+  const nlohmann::json doc = read_json(json);
+  const nlohmann::json& m = doc.at("serving");
+  EXPECT_EQ(m.at("completed"), 12);
+  const double duration = m.at("duration").get<double>();
+  EXPECT_DOUBLE_EQ(duration, doc.at("totals").at("end_s").get<double>());
+  EXPECT_EQ(m.at("total_output_tokens"), doc.at("totals").at("tokens_generated"));
+  EXPECT_NEAR(m.at("request_throughput").get<double>(), 12 / duration, 1e-9 * 12 / duration);
+  EXPECT_NEAR(m.at("output_throughput").get<double>(), m.at("total_output_tokens").get<double>() / duration, 1e-6);
+  EXPECT_GT(m.at("total_token_throughput").get<double>(), m.at("output_throughput").get<double>());
+  for (const char* metric : {"ttft", "tpot", "itl", "e2el"}) {
+    const std::string n = metric;
+    const double mean = m.at("mean_" + n + "_ms"), median = m.at("median_" + n + "_ms");
+    const double p90 = m.at("p90_" + n + "_ms"), p99 = m.at("p99_" + n + "_ms");
+    EXPECT_GT(mean, 0.0) << n;
+    EXPECT_LE(median, p90) << n;
+    EXPECT_LE(p90, p99) << n;
+    EXPECT_LE(mean, p99) << n;
+  }
+  EXPECT_LE(m.at("p99_ttft_ms").get<double>(), m.at("p99_e2el_ms").get<double>());
+  double ttft_sum = 0.0;  // the mean TTFT is that of the requests
+  for (const nlohmann::json& q : doc.at("requests")) ttft_sum += q.at("ttft_s").get<double>();
+  EXPECT_NEAR(m.at("mean_ttft_ms").get<double>(), 1e3 * ttft_sum / 12, 1e-9);
+}
+
 // simulate's JSON inputs name the field too.
 TEST(Cli, SimulateNamesTheBadFieldOfItsInputs) {
   const std::string model = temp_path("simulate_bad_field_model.json");
