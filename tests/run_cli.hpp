@@ -19,16 +19,20 @@ struct CliResult {
   std::string output;  // stdout and stderr
 };
 
-inline CliResult run_cli(const std::string& arguments) {
+// `directory`: the working directory to run it in (empty: this process's).
+inline CliResult run_cli_in(const std::string& directory, const std::string& arguments) {
   // The command's output goes through a file of this process's own (temp_files.hpp), one a test.
   const std::string log = temp_path("kattn_cli_" +
                                     std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
-  const std::string command = std::string(KATTN_CLI_PATH) + " " + arguments + " > " + log + " 2>&1";
+  const std::string command = (directory.empty() ? "" : "cd '" + directory + "' && ") + std::string(KATTN_CLI_PATH) +
+                              " " + arguments + " > " + log + " 2>&1";
   const int status = std::system(command.c_str());
   std::ifstream in(log);
   std::stringstream text;
   text << in.rdbuf();
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
 }
+
+inline CliResult run_cli(const std::string& arguments) { return run_cli_in("", arguments); }
 
 }  // namespace kattn::test

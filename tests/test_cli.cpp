@@ -164,6 +164,39 @@ TEST(Cli, RunNeedsCaseWhenSeveral) {
   EXPECT_NE(r.output.find("--case"), std::string::npos) << r.output;
 }
 
+// A command reads and checks only the case it was asked for: another, invalid case of the file
+// (a sequence longer than its blocks) stops only the commands that read it.
+TEST(Cli, RunAndValidateReadOnlyTheSelectedCase) {
+  ProblemCase good, bad;
+  good.name = "good";
+  good.problem = test::small_mixed_problem(DType::fp16);
+  good.expected = oracle_attention(good.problem);
+  bad.name = "bad";
+  bad.problem = good.problem;
+  bad.expected = good.expected;
+  bad.problem.seq_lens[0] = bad.problem.geometry.max_blocks_per_seq * bad.problem.geometry.block_size + 1;
+  const std::string input = temp_path("one_bad_case.h5");
+  write_problem_file(input, {good, bad});
+  const std::string output = temp_path("one_bad_case_out.h5");
+  std::filesystem::remove(output);
+  CliResult r = run_cli("run --input " + input + " --case good --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(output));
+  r = run_cli("validate " + input + " --case good --variant planned");
+  EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("1 passed, 0 failed"), std::string::npos) << r.output;
+  r = run_cli("validate " + input + " --variant planned");  // every case: stops on the bad one before any run
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("bad"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("max abs err"), std::string::npos) << r.output;
+  r = run_cli("run --input " + input + " --case bad --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("/cases/bad"), std::string::npos) << r.output;
+  r = run_cli("run --input " + input + " --case absent --output " + output);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("no case named 'absent'"), std::string::npos) << r.output;
+}
+
 TEST(Cli, RefgenWritesAValidatableFile) {
   const std::string scenario = temp_path("scenario.json");
   std::ofstream(scenario) << R"({"cases": [{"name": "s", "model": "tiny", "dtypes": ["fp32", "bf16"],
@@ -245,6 +278,43 @@ TEST(Cli, BenchMissingHardwareFile) {
   EXPECT_NE(r.output.find("cannot open the hardware file"), std::string::npos) << r.output;
 }
 
+// A malformed scenario fails before the device is measured and any header printed, with an error
+// that names the file and the field.
+TEST(Cli, BenchRejectsAMalformedScenarioBeforeMeasuring) {
+  const struct {
+    const char* name;
+    const char* case_json;
+    const char* message;
+  } bad[] = {
+      {"negative", R"({"name": "m", "model": "tiny", "batch_size": -3, "max_seq_len": 40})",
+       "cases[1].batch_size: must be positive (got -3)"},
+      {"missing", R"({"name": "m", "model": "tiny", "batch_size": 3})", "cases[1]: missing field 'max_seq_len'"},
+      {"wrong_type", R"({"name": "m", "model": "tiny", "batch_size": "three", "max_seq_len": 40})",
+       "cases[1].batch_size: must be an integer (got \"three\")"},
+      {"bad_dtype", R"({"name": "m", "model": "tiny", "max_seq_len": 40, "dtypes": ["fp16", "fp12"]})",
+       "cases[1].dtypes[1]: unknown dtype 'fp12'"},
+      {"unknown_field", R"({"name": "m", "model": "tiny", "max_seq_len": 40, "batch_sise": 3})",
+       "cases[1]: unknown field 'batch_sise'"},
+      {"bad_model", R"({"name": "m", "model": "huge", "max_seq_len": 40})", "cases[1].model: unknown model 'huge'"},
+  };
+  for (const auto& b : bad) {
+    const std::string scenario = temp_path(std::string("bench_malformed_") + b.name + ".json");
+    // The first case is good: the bad second one must still stop the command before any work.
+    std::ofstream(scenario) << R"({"cases": [{"name": "ok", "model": "tiny", "max_seq_len": 8}, )" << b.case_json
+                            << "]}";
+    const CliResult r = run_cli("bench --scenario " + scenario + " --warmup 0 --runs 1");
+    EXPECT_EQ(r.exit_code, cli::kBadInput) << b.name << ": " << r.output;
+    EXPECT_NE(r.output.find(scenario + ": " + b.message), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("copy bandwidth"), std::string::npos) << b.name << ": " << r.output;
+    EXPECT_EQ(r.output.find("kattn bench"), std::string::npos) << b.name << ": " << r.output;
+  }
+  const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_no_case") + " --case absent");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("no case named 'absent'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("copy bandwidth"), std::string::npos) << r.output;
+}
+
 std::string write_tiny_model(const std::string& name, int num_kv_blocks) {
   const std::string path = temp_path(name + ".json");
   std::ofstream(path) << nlohmann::json{{"name", "tiny"}, {"num_layers", 3}, {"num_q_heads", 4}, {"num_kv_heads", 2},
@@ -302,7 +372,7 @@ TEST(Cli, SimulateReplaysItsOwnTraceToTheSameRequests) {
 TEST(Cli, SimulateLatencyExperiment) {
   const std::string json = temp_path("simulate_latency.json");
   const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_latency_model", 16) +
-                              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --rows 4 --json " + json);
+                              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --rows 4 --output " + json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("latency experiment: prompt 20, output 30"), std::string::npos) << r.output;
   const nlohmann::json doc = read_json(json);
@@ -340,6 +410,88 @@ TEST(Cli, SimulateRejectsBadUsage) {
   EXPECT_NE(too_long.output.find("more KV blocks"), std::string::npos) << too_long.output;
   EXPECT_EQ(run_cli("simulate --model " + temp_path("absent_model.json") + " --latency-experiment").exit_code,
             cli::kBadInput);
+}
+
+// The latency distributions and throughputs `vllm bench serve` reports, printed in its shape and
+// in the JSON report under its keys.
+TEST(Cli, SimulateReportsServingMetricsAsVllm) {
+  const std::string json = temp_path("simulate_serving.json");
+  const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_serving_model", 64) +
+                              " --predict cpu --poisson 500,12 --prompt-len uniform:4:30 --output-len uniform:1:12"
+                              " --seed 3 --rows 2 --output " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  std::size_t at = r.output.find("Serving Benchmark Result");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  for (const char* line : {"Successful requests:", "Benchmark duration (s):", "Total input tokens:",
+                           "Total generated tokens:", "Request throughput (req/s):", "Output token throughput (tok/s):",
+                           "Total Token throughput (tok/s):", "Time to First Token", "Mean TTFT (ms):",
+                           "Median TTFT (ms):", "P90 TTFT (ms):", "P99 TTFT (ms):", "Mean TPOT (ms):", "P99 TPOT (ms):",
+                           "Inter-token Latency", "Mean ITL (ms):", "Median ITL (ms):", "P99 ITL (ms):",
+                           "End-to-end Latency", "Mean E2EL (ms):", "P99 E2EL (ms):"}) {
+    const std::size_t next = r.output.find(line, at);
+    ASSERT_NE(next, std::string::npos) << line << " (in order)\n" << r.output;
+    at = next;
+  }
+  const nlohmann::json doc = read_json(json);
+  const nlohmann::json& m = doc.at("serving");
+  EXPECT_EQ(m.at("completed"), 12);
+  const double duration = m.at("duration").get<double>();
+  EXPECT_DOUBLE_EQ(duration, doc.at("totals").at("end_s").get<double>());
+  EXPECT_EQ(m.at("total_output_tokens"), doc.at("totals").at("tokens_generated"));
+  EXPECT_NEAR(m.at("request_throughput").get<double>(), 12 / duration, 1e-9 * 12 / duration);
+  EXPECT_NEAR(m.at("output_throughput").get<double>(), m.at("total_output_tokens").get<double>() / duration, 1e-6);
+  EXPECT_GT(m.at("total_token_throughput").get<double>(), m.at("output_throughput").get<double>());
+  for (const char* metric : {"ttft", "tpot", "itl", "e2el"}) {
+    const std::string n = metric;
+    const double mean = m.at("mean_" + n + "_ms"), median = m.at("median_" + n + "_ms");
+    const double p90 = m.at("p90_" + n + "_ms"), p99 = m.at("p99_" + n + "_ms");
+    EXPECT_GT(mean, 0.0) << n;
+    EXPECT_LE(median, p90) << n;
+    EXPECT_LE(p90, p99) << n;
+    EXPECT_LE(mean, p99) << n;
+  }
+  EXPECT_LE(m.at("p99_ttft_ms").get<double>(), m.at("p99_e2el_ms").get<double>());
+  double ttft_sum = 0.0;  // the mean TTFT is that of the requests
+  for (const nlohmann::json& q : doc.at("requests")) ttft_sum += q.at("ttft_s").get<double>();
+  EXPECT_NEAR(m.at("mean_ttft_ms").get<double>(), 1e3 * ttft_sum / 12, 1e-9);
+}
+
+// simulate's JSON inputs name the field too.
+TEST(Cli, SimulateNamesTheBadFieldOfItsInputs) {
+  const std::string model = temp_path("simulate_bad_field_model.json");
+  std::ofstream(model) << R"({"name": "tiny", "num_layers": 2, "num_q_heads": 4, "num_kv_heads": 2, "head_size": "64",
+                               "num_kv_blocks": 16, "max_num_batched_tokens": 16})";
+  CliResult r = run_cli("simulate --model " + model + " --latency-experiment");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("head_size: must be an integer (got \"64\")"), std::string::npos) << r.output;
+  const std::string trace = temp_path("simulate_bad_field_trace.json");
+  std::ofstream(trace) << R"({"requests": [{"arrival_s": 0, "prompt_len": 4, "output_len": 2},
+                                           {"arrival_s": 0.1, "prompt_len": 4}]})";
+  r = run_cli("simulate --model " + write_tiny_model("simulate_bad_field_tiny", 16) + " --trace " + trace);
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("requests[1]: missing field 'output_len'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << r.output;
+}
+
+// The data the binary needs (hardware peaks and models, model configs, search spaces) is compiled
+// in: it is found from a working directory that is not the repository.
+TEST(Cli, FindsItsDataOutsideTheRepository) {
+  const std::string elsewhere = temp_path("elsewhere");
+  std::filesystem::create_directories(elsewhere);
+  const std::string json = temp_path("elsewhere_simulate.json");
+  CliResult r = test::run_cli_in(elsewhere, "simulate --model tiny --predict h100 --poisson 100,4 --prompt-len "
+                                            "uniform:4:12 --output-len uniform:2:6 --output " + json);
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  const nlohmann::json doc = read_json(json);
+  EXPECT_EQ(doc.at("model").at("name"), "tiny");
+  EXPECT_EQ(doc.at("predicted_arch"), "h100");
+  r = test::run_cli_in(elsewhere, "simulate --model tiny --predict nowhere --latency-experiment");
+  EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
+  EXPECT_NE(r.output.find("built in: a100, cpu, h100"), std::string::npos) << r.output;
+  r = test::run_cli_in(elsewhere, "bench --scenario " + write_bench_scenario("elsewhere_bench") + " --warmup 0 --runs 1");
+  ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
+  EXPECT_NE(r.output.find("data/hardware/" + std::string(build_arch()) + ".json (built in)"), std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, BenchUntunedPlansWithoutATable) {

@@ -51,11 +51,14 @@ int bench_command(const BenchOptions& o) {
   std::optional<TuningTable> table;
   if (!o.tuning_table.empty()) table = TuningTable::load(o.tuning_table);
   const std::vector<AttentionOptions> configurations = sweep(o, table ? &*table : nullptr);
+  // The whole scenario is parsed and checked, and the case found, before the device is measured
+  // or the header printed: a malformed scenario fails at once, with nothing on stdout.
+  std::vector<WorkloadSpec> specs;
+  for (const WorkloadSpec& spec : load_scenario(o.scenario))
+    if (o.only_case.empty() || spec.name == o.only_case) specs.push_back(spec);
+  if (specs.empty()) throw std::invalid_argument(o.scenario + ": no case named '" + o.only_case + "'");
   BenchReport report(o, measure_hardware_limits(o.hardware_file));
-  bool found = false;
-  for (const WorkloadSpec& spec : load_scenario(o.scenario)) {
-    if (!o.only_case.empty() && spec.name != o.only_case) continue;
-    found = true;
+  for (const WorkloadSpec& spec : specs) {
     BatchSpec batch = draw_batch(spec);
     batch.with_values = false;
     const HostProblem layout = generate_batch(batch);
@@ -78,7 +81,6 @@ int bench_command(const BenchOptions& o) {
       }
     });
   }
-  if (!found) throw std::invalid_argument(o.scenario + ": no case named '" + o.only_case + "'");
   if (!o.json_path.empty()) report.write_json(o.json_path);
   return kSuccess;
 }

@@ -18,7 +18,7 @@ struct BenchOptions {
   std::string tuning_table;   // plan from this table instead of the built-in one
   bool untuned = false;       // plan from the untuned defaults, without any table
   bool check_values = true;   // AttentionOptions::check_values (off: an inference server's trusted call)
-  std::string hardware_file;  // peak FLOP/s; empty = data/hardware/<arch>.json if present
+  std::string hardware_file;  // peak FLOP/s; empty = the built-in data/hardware/<arch>.json
   std::string commit;         // recorded in the JSON (the binary may run where there is no .git)
   std::string command;        // the command line, recorded in the JSON
 };

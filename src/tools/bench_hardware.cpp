@@ -1,6 +1,7 @@
 #include "tools/bench_hardware.hpp"
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
@@ -12,7 +13,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -49,8 +49,7 @@ double measure_copy_gb_per_s(std::size_t bytes) {
 }
 
 // data/hardware/<arch>.json: {"peak_tflop_per_s": {"fp16": 989.4, ...}, ...}; null = unknown.
-void read_peaks(const std::string& path, HardwareLimits& limits) {
-  const nlohmann::json doc = read_json_file(path, "the hardware file");
+void read_peaks(const nlohmann::json& doc, const std::string& path, HardwareLimits& limits) {
   try {
     for (const auto& [dtype, value] : doc.at("peak_tflop_per_s").items())
       limits.peak_tflop_per_s[dtype] = value.is_null() ? std::nullopt : std::optional<double>(value.get<double>());
@@ -79,9 +78,12 @@ std::string device_name() {
 HardwareLimits measure_hardware_limits(const std::string& peak_file) {
   HardwareLimits limits;
   const std::string default_file = "data/hardware/" + std::string(build_arch()) + ".json";
-  if (!peak_file.empty()) read_peaks(peak_file, limits);  // first: a bad file fails before the measurement
-  else if (std::filesystem::exists(default_file)) read_peaks(default_file, limits);
-  else limits.peak_source = "unknown: no " + default_file + " here";
+  // First: a bad file fails before the measurement. The default is compiled in (builtin_data.hpp),
+  // so that it does not depend on the working directory.
+  if (!peak_file.empty()) read_peaks(read_json_file(peak_file, "the hardware file"), peak_file, limits);
+  else if (const char* text = builtin_data(default_file))
+    read_peaks(parse_json_text(text, default_file + " (built in)"), default_file + " (built in)", limits);
+  else limits.peak_source = "unknown: no " + default_file + " built in";
   limits.device = device_name();
   // 1 GiB views on a GPU; 256 MiB on a host: past most last-level caches, small enough for a test machine.
   limits.copy_bytes = host_backend() ? std::size_t(256) << 20 : std::size_t(1) << 30;

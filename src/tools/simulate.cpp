@@ -67,14 +67,14 @@ std::vector<sim::Request> trace_of(const SimulateOptions& o, std::string& source
 }  // namespace
 
 int simulate_command(const SimulateOptions& o) {
-  const sim::ModelConfig config = sim::load_model_config(o.model_file);
+  const sim::ModelConfig config = sim::model_config_for(o.model_file);
   std::string source;
   const std::vector<sim::Request> trace = trace_of(o, source);
   if (!o.write_trace_path.empty()) sim::write_trace(o.write_trace_path, trace);
   std::unique_ptr<sim::StepTimer> timer;
   std::string predicted_arch;  // the arch the parameter file names
   if (!o.predict_arch.empty()) {
-    const model::HardwareModel hw = model::load_hardware_model(model::hardware_model_path(o.predict_arch));
+    const model::HardwareModel hw = model::hardware_model_for(o.predict_arch);
     predicted_arch = hw.arch;
     timer = sim::make_predicted_step_timer(config, hw);
   } else {

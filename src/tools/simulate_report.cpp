@@ -6,6 +6,9 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <utility>
+
 
 namespace kattn::cli {
 namespace {
@@ -49,7 +52,75 @@ ReplaySummary replay_summary(const sim::SimulationResult& r) {
   return summary;
 }
 
+// The block `vllm bench serve` prints, in its shape (vllm/benchmarks/serve.py), P90 beside P99.
+void print_serving_metrics(const ServingMetrics& m) {
+  fmt::print("{:=^50}\n", " Serving Benchmark Result ");
+  fmt::print("{:<40} {:<10}\n", "Successful requests:", m.completed);
+  fmt::print("{:<40} {:<10.2f}\n", "Benchmark duration (s):", m.duration_s);
+  fmt::print("{:<40} {:<10}\n", "Total input tokens:", m.total_input_tokens);
+  fmt::print("{:<40} {:<10}\n", "Total generated tokens:", m.total_output_tokens);
+  fmt::print("{:<40} {:<10.2f}\n", "Request throughput (req/s):", m.request_throughput);
+  fmt::print("{:<40} {:<10.2f}\n", "Output token throughput (tok/s):", m.output_throughput);
+  fmt::print("{:<40} {:<10.2f}\n", "Total Token throughput (tok/s):", m.total_token_throughput);
+  const auto section = [](const char* title, const char* name, const Distribution& d) {
+    fmt::print("{:-^50}\n", title);
+    fmt::print("{:<40} {:<10.2f}\n", fmt::format("Mean {} (ms):", name), d.mean);
+    fmt::print("{:<40} {:<10.2f}\n", fmt::format("Median {} (ms):", name), d.median);
+    fmt::print("{:<40} {:<10.2f}\n", fmt::format("P90 {} (ms):", name), d.p90);
+    fmt::print("{:<40} {:<10.2f}\n", fmt::format("P99 {} (ms):", name), d.p99);
+  };
+  section("Time to First Token", "TTFT", m.ttft_ms);
+  section("Time per Output Token (excl. 1st token)", "TPOT", m.tpot_ms);
+  section("Inter-token Latency", "ITL", m.itl_ms);
+  section("End-to-end Latency", "E2EL", m.e2el_ms);
+  fmt::print("{:=^50}\n", "");
+}
+
 }  // namespace
+
+Distribution distribution(std::vector<double> values) {
+  Distribution d;
+  d.count = values.size();
+  if (values.empty()) return d;
+  std::sort(values.begin(), values.end());
+  const auto percentile = [&](double p) {
+    const double rank = p / 100.0 * double(values.size() - 1);
+    const std::size_t below = std::size_t(rank);
+    if (below + 1 >= values.size()) return values.back();
+    return values[below] + (rank - double(below)) * (values[below + 1] - values[below]);
+  };
+  d.mean = mean(values);
+  d.median = percentile(50.0);
+  d.p90 = percentile(90.0);
+  d.p99 = percentile(99.0);
+  return d;
+}
+
+ServingMetrics serving_metrics(const sim::SimulationResult& r) {
+  ServingMetrics m;
+  std::vector<double> ttft, tpot, itl, e2el;
+  for (const sim::RequestRecord& q : r.requests) {
+    if (q.tokens.empty()) continue;
+    ++m.completed;
+    m.total_input_tokens += q.request.prompt_len;
+    m.total_output_tokens += (long long)q.tokens.size();
+    ttft.push_back(1e3 * q.ttft_s());
+    e2el.push_back(1e3 * (q.tokens.back().time_s - q.request.arrival_s));
+    if (q.tokens.size() > 1) tpot.push_back(1e3 * q.mean_itl_s());
+    for (std::size_t t = 1; t < q.tokens.size(); ++t) itl.push_back(1e3 * (q.tokens[t].time_s - q.tokens[t - 1].time_s));
+  }
+  m.duration_s = r.end_s;
+  if (m.duration_s > 0.0) {
+    m.request_throughput = double(m.completed) / m.duration_s;
+    m.output_throughput = double(m.total_output_tokens) / m.duration_s;
+    m.total_token_throughput = double(m.total_input_tokens + m.total_output_tokens) / m.duration_s;
+  }
+  m.ttft_ms = distribution(std::move(ttft));
+  m.tpot_ms = distribution(std::move(tpot));
+  m.itl_ms = distribution(std::move(itl));
+  m.e2el_ms = distribution(std::move(e2el));
+  return m;
+}
 
 void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c, const std::string& timer, int rows) {
   fmt::print("kattn simulate {}: {} layers, {}/{} heads x {}, {}, {} KV blocks of {}, budget {} tokens\n", c.name,
@@ -90,6 +161,7 @@ void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c,
                replay.steps, r.steps.size(), replay.replay_us, replay.eager_us, replay.eager_us - replay.replay_us,
                100.0 * (replay.eager_us - replay.replay_us) / replay.eager_us,
                1e-3 * (replay.eager_us - replay.replay_us) * c.num_layers, c.num_layers);
+  print_serving_metrics(serving_metrics(r));
 }
 
 void write_simulation_json(const std::string& path, const sim::SimulationResult& r, const sim::ModelConfig& c,
@@ -129,6 +201,22 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"other_ms_per_step", c.other_ms_per_step},
                       {"other_us_per_token", c.other_us_per_token}};
   const ReplaySummary replay = replay_summary(r);
+  const ServingMetrics m = serving_metrics(r);
+  // `vllm bench serve`'s result keys (its --save-result JSON), P90 beside P99; duration in seconds.
+  json serving = {{"completed", m.completed},
+                  {"duration", m.duration_s},
+                  {"total_input_tokens", m.total_input_tokens},
+                  {"total_output_tokens", m.total_output_tokens},
+                  {"request_throughput", m.request_throughput},
+                  {"output_throughput", m.output_throughput},
+                  {"total_token_throughput", m.total_token_throughput}};
+  for (const auto& [name, d] : {std::pair<const char*, const Distribution&>{"ttft", m.ttft_ms},
+                                {"tpot", m.tpot_ms}, {"itl", m.itl_ms}, {"e2el", m.e2el_ms}}) {
+    serving[std::string("mean_") + name + "_ms"] = d.mean;
+    serving[std::string("median_") + name + "_ms"] = d.median;
+    serving[std::string("p90_") + name + "_ms"] = d.p90;
+    serving[std::string("p99_") + name + "_ms"] = d.p99;
+  }
   json doc = {{"schema", "kattn-simulation"},
                     {"schema_version", 1},
                     {"backend", ExecutionSpace::name()},
@@ -145,6 +233,7 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                       {"busy_us", r.total_busy_us()},
                       {"peak_kv_blocks", r.peak_kv_blocks()},
                       {"preemptions", r.total_preemptions()}}},
+                    {"serving", serving},
                     {"graph_replay",
                      {{"steps", replay.steps},
                       {"mean_replay_us_per_layer", replay.replay_us},

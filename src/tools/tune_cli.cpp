@@ -13,7 +13,7 @@ void add_sweep_options(CLI::App* app, SweepOptions& o) {
   app->add_option("--scenario", o.scenario, "scenario JSON file, or several separated by commas");
   app->add_option("--case", o.only_cases, "sweep only these cases (comma separated; with or without the -dtype)")
       ->delimiter(',');
-  app->add_option("--space", o.space, "search space JSON (default: data/tuning/spaces/gpu.json, host.json on CPUs)");
+  app->add_option("--space", o.space, "search space JSON (default: the built-in data/tuning/spaces/gpu.json, host.json on CPUs)");
   app->add_option("--warmup", o.warmup, "untimed runs of each plan (at least one runs: it plans the call)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();

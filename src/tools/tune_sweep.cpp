@@ -3,6 +3,7 @@
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "tools/bench_hardware.hpp"
 #include "tools/bench_report.hpp"
 #include "tools/commands.hpp"
@@ -186,7 +187,8 @@ nlohmann::json features_json(const TuneSample& sample) {
 int tune_sweep_command(const SweepOptions& o) {
   if (o.prune <= 1.0) throw std::invalid_argument("--prune " + std::to_string(o.prune) + " must be more than 1");
   const std::string space_path = o.space.empty() ? default_search_space() : o.space;
-  const SearchSpace space = load_search_space(space_path);
+  const char* builtin = o.space.empty() ? builtin_data(space_path) : nullptr;  // the default is compiled in
+  const SearchSpace space = builtin ? parse_search_space(builtin, space_path) : load_search_space(space_path);
   const std::vector<ScenarioSample> samples = scenario_samples(o);
   nlohmann::json doc{{"schema", "kattn-tune-raw"},
                      {"schema_version", 1},

@@ -17,6 +17,14 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
   }
 }
 
+nlohmann::json parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw FileFormatError(source, std::string("not valid JSON: ") + e.what());
+  }
+}
+
 void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what) {
   const std::string temporary = path + ".tmp";
   {

@@ -13,6 +13,9 @@ namespace kattn {
 // file or the file is not JSON; checking its fields is the caller's.
 nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
+// As read_json_file, for text already in memory (a built-in data file); `source` names it in errors.
+nlohmann::json parse_json_text(const std::string& text, const std::string& source);
+
 // Throws FileFormatError naming `path` and `what` ("the simulation report", ...) when it cannot.
 void write_json_file(const std::string& path, const nlohmann::json& doc, int indent, const std::string& what);
 

@@ -4,6 +4,7 @@
 #include "kattn/io/hdf5_file.hpp"
 #include "kattn/problem/validate.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -188,17 +189,39 @@ void write_problem_file(const std::string& path, const std::vector<ProblemCase>&
   });
 }
 
-std::vector<ProblemCase> read_problem_file(const std::string& path) {
-  const h5::File file = h5::File::open(path);
+namespace {
+
+h5::File open_problem_file(const std::string& path) {
+  h5::File file = h5::File::open(path);
   if (!file.has_attribute("schema") || file.read_string("schema") != kSchemaName)
     throw FileFormatError(path, std::string("is not a kattn problem file (root attribute schema != '") + kSchemaName + "')");
   if (file.read_int("schema_version") != kSchemaVersion)
     throw FileFormatError(path, "has schema_version " + std::to_string(file.read_int("schema_version")) +
                                     ", this kattn reads " + std::to_string(kSchemaVersion));
+  return file;
+}
+
+}  // namespace
+
+std::vector<std::string> problem_case_names(const std::string& path) {
+  const h5::File file = open_problem_file(path);
+  std::vector<std::string> names = file.open_group("cases").children();
+  if (names.empty()) throw FileFormatError(path, "holds no cases");
+  return names;
+}
+
+std::vector<ProblemCase> read_problem_file(const std::string& path) { return read_problem_file(path, {}); }
+
+std::vector<ProblemCase> read_problem_file(const std::string& path, const std::vector<std::string>& only) {
+  const h5::File file = open_problem_file(path);
   const h5::Group cases = file.open_group("cases");
+  const std::vector<std::string> names = cases.children();
+  if (names.empty()) throw FileFormatError(path, "holds no cases");
+  for (const std::string& name : only)
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw FileFormatError(path, "has no case named '" + name + "'");
   std::vector<ProblemCase> result;
-  for (const std::string& name : cases.children()) result.push_back(read_case(cases, name));
-  if (result.empty()) throw FileFormatError(path, "holds no cases");
+  for (const std::string& name : only.empty() ? names : only) result.push_back(read_case(cases, name));
   return result;
 }
 

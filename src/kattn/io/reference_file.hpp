@@ -27,6 +27,14 @@ void write_problem_file(const std::string& path, const std::vector<ProblemCase>&
 // Reads and validates every case; throws FileFormatError naming file, case and field.
 std::vector<ProblemCase> read_problem_file(const std::string& path);
 
+// Reads and validates only the cases named in `only` (all cases when empty), in that order; the
+// other cases are not read, so an invalid one does not stop them. Throws FileFormatError for a
+// name the file does not hold, before reading any case.
+std::vector<ProblemCase> read_problem_file(const std::string& path, const std::vector<std::string>& only);
+
+// The names of the file's cases, without reading them (checks the schema attributes).
+std::vector<std::string> problem_case_names(const std::string& path);
+
 // Writes out [num_tokens, num_q_heads, head_size] (float32) with its case name and dtype, atomically.
 void write_output_file(const std::string& path, const ProblemCase& source, const std::vector<float>& out,
                        const std::string& variant);

@@ -1,6 +1,7 @@
 #include "kattn/simulation/hardware_model.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/kernels/batch_metadata.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
@@ -48,7 +49,23 @@ int teams_per_unit(const HardwareModel& hw, int team_threads) {
 }  // namespace
 
 HardwareModel load_hardware_model(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "the hardware model file");
+  return parse_hardware_model(read_json_file(path, "the hardware model file"), path);
+}
+
+HardwareModel hardware_model_for(const std::string& arch) {
+  if (arch.size() > 5 && arch.compare(arch.size() - 5, 5, ".json") == 0) return load_hardware_model(arch);
+  const std::string path = hardware_model_path(arch);
+  const char* text = builtin_data(path);
+  if (!text) {
+    std::string known;
+    for (const std::string& name : builtin_data_names("data/hardware/models")) known += (known.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("no hardware model for '" + arch + "' (built in: " + known +
+                                "; or give a parameter file, *.json)");
+  }
+  return parse_hardware_model(parse_json_text(text, path + " (built in)"), path + " (built in)");
+}
+
+HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& path) {
   HardwareModel hw;
   auto text = [&](const char* name) {
     if (!j.contains(name) || !j.at(name).is_string())

@@ -10,6 +10,8 @@
 #include "kattn/core/dtype.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -42,6 +44,13 @@ struct HardwareModel {
 
 // Reads a parameter file; throws FileFormatError naming the file and the missing or bad field.
 HardwareModel load_hardware_model(const std::string& path);
+
+// `arch_or_file`: a parameter file (*.json), or an arch whose data/hardware/models/<arch>.json is
+// compiled in (builtin_data.hpp), found from any working directory.
+HardwareModel hardware_model_for(const std::string& arch_or_file);
+
+// The parameters of a parsed parameter file; `path` names it in errors.
+HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& path);
 // data/hardware/models/<arch>.json under `data_dir` (or `arch` itself if it names a .json file).
 std::string hardware_model_path(const std::string& arch, const std::string& data_dir = "data");
 

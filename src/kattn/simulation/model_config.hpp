@@ -6,6 +6,8 @@
 #include "kattn/core/dtype.hpp"
 #include "kattn/workload/scenario.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace kattn::sim {
@@ -28,6 +30,13 @@ struct ModelConfig {
 
 // Reads a model config file; throws FileFormatError naming the file and the bad field.
 ModelConfig load_model_config(const std::string& path);
+
+// `name_or_file`: a config file, or, where no such file exists, the name of one compiled in from
+// data/models/<name>.json (builtin_data.hpp: llama-3.1-8b, tiny), found from any working directory.
+ModelConfig model_config_for(const std::string& name_or_file);
+
+// The config of a parsed file; `path` names it in errors.
+ModelConfig parse_model_config(const nlohmann::json& j, const std::string& path);
 
 // Throws std::invalid_argument unless every field is in range.
 void check_model_config(const ModelConfig& config);

@@ -1,6 +1,7 @@
 #include "kattn/simulation/trace.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_fields.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/workload/random.hpp"
 
@@ -82,17 +83,21 @@ std::vector<Request> load_trace(const std::string& path) {
   std::vector<Request> requests;
   const auto& list = doc["requests"];
   for (std::size_t i = 0; i < list.size(); ++i) {
+    using namespace json_fields;
+    const std::string where = "requests[" + std::to_string(i) + "]";
     try {
+      if (!list[i].is_object()) fail(where, "must be an object (got " + list[i].dump() + ")");
       Request r;
-      r.id = list[i].value("id", int(i));
-      r.arrival_s = list[i].at("arrival_s").get<double>();
-      r.prompt_len = list[i].at("prompt_len").get<int>();
-      r.output_len = list[i].at("output_len").get<int>();
-      if (!(r.arrival_s >= 0.0) || r.prompt_len < 1 || r.output_len < 1)
-        throw std::invalid_argument("needs arrival_s >= 0, prompt_len >= 1, output_len >= 1");
+      r.id = field(list[i], where, "id", int(i));
+      r.arrival_s = field<double>(list[i], where, "arrival_s");
+      require(r.arrival_s >= 0.0, where, "arrival_s", "must be >= 0", r.arrival_s);
+      r.prompt_len = field<int>(list[i], where, "prompt_len");
+      require(r.prompt_len >= 1, where, "prompt_len", "must be positive", r.prompt_len);
+      r.output_len = field<int>(list[i], where, "output_len");
+      require(r.output_len >= 1, where, "output_len", "must be positive", r.output_len);
       requests.push_back(r);
     } catch (const std::exception& e) {
-      throw FileFormatError(path, "requests[" + std::to_string(i) + "]: " + e.what());
+      throw FileFormatError(path, e.what());
     }
   }
   sort_by_arrival(requests);
