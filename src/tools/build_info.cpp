@@ -3,6 +3,7 @@
 #include "kattn/core/execution_space.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn_build_info_values.hpp"  // generated in the build folder
+#include "kattn_git_describe.hpp"       // generated at every build
 
 #include <fmt/core.h>
 
