@@ -1,4 +1,4 @@
-# Writes OUTPUT, a header defining KATTN_BUILD_GIT_DESCRIBE as `git describe --always --dirty` of
+# Writes OUTPUT, a source defining kattn::cli::build_values::git_describe as `git describe --always --dirty` of
 # SOURCE_DIR ("unknown" without git), only when the text changes: run at every build, so the
 # binary names the tree it was built from and an unchanged tree recompiles nothing.
 set(describe "unknown")
@@ -10,7 +10,7 @@ if(GIT_FOUND)
     set(describe "${out}")
   endif()
 endif()
-set(text "// Generated at build time by cmake/git_describe.cmake.\n#pragma once\n#define KATTN_BUILD_GIT_DESCRIBE \"${describe}\"\n")
+set(text "// Generated at build time by cmake/git_describe.cmake.\nnamespace kattn::cli::build_values {\nextern const char git_describe[] = \"${describe}\";\n}\n")
 set(old "")
 if(EXISTS ${OUTPUT})
   file(READ ${OUTPUT} old)

@@ -2,8 +2,6 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/tuning/launch_plan.hpp"
-#include "kattn_build_info_values.hpp"  // generated in the build folder
-#include "kattn_git_describe.hpp"       // generated at every build
 
 #include <fmt/core.h>
 
@@ -11,18 +9,22 @@
 
 namespace kattn::cli {
 
+namespace build_values {  // defined in sources generated in the build folder (src/CMakeLists.txt)
+extern const char version[], git_describe[], kokkos_devices[], kokkos_arch[], compiler[], build_type[];
+}
+
 BuildInfo build_info() {
   BuildInfo b;
-  b.version = KATTN_BUILD_VERSION;
-  b.git_describe = KATTN_BUILD_GIT_DESCRIBE;
+  b.version = build_values::version;
+  b.git_describe = build_values::git_describe;
   // KOKKOS_VERSION is major * 10000 + minor * 100 + patch in Kokkos 3 and 4 alike.
   b.kokkos_version = fmt::format("{}.{}.{}", KOKKOS_VERSION / 10000, KOKKOS_VERSION / 100 % 100, KOKKOS_VERSION % 100);
-  b.kokkos_devices = KATTN_BUILD_KOKKOS_DEVICES;
-  b.kokkos_arch = std::string(KATTN_BUILD_KOKKOS_ARCH).empty() ? "none" : KATTN_BUILD_KOKKOS_ARCH;
+  b.kokkos_devices = build_values::kokkos_devices;
+  b.kokkos_arch = std::string(build_values::kokkos_arch).empty() ? "none" : build_values::kokkos_arch;
   b.execution_space = ExecutionSpace::name();
   b.tuning_arch = std::string(build_arch());
-  b.compiler = KATTN_BUILD_COMPILER;
-  b.build_type = std::string(KATTN_BUILD_TYPE).empty() ? "none" : KATTN_BUILD_TYPE;
+  b.compiler = build_values::compiler;
+  b.build_type = std::string(build_values::build_type).empty() ? "none" : build_values::build_type;
   return b;
 }
 
