@@ -54,7 +54,7 @@ def kattn_calls(case):
                        permute_blocks=case["spec"].get("permute_blocks", True))
     args = batch.op_args(torch.empty_like(batch.q))
     scale = 1 / math.sqrt(case["head_size"])
-    return {mode: (lambda checked=checked: kattn_torch.unified_attention(*args, scale, causal=case["causal"],
+    return {mode: (lambda checked=checked: torch.ops.kattn.unified_attention(*args, scale, causal=case["causal"],
                                                                         check_values=checked))
             for mode, checked in KATTN_MODES.items()}
 
@@ -111,7 +111,7 @@ def main():
     args = parser.parse_args()
     if not torch.cuda.is_available():
         sys.exit("bench_op.py: needs a CUDA device")
-    kattn_torch.load()
+    print(f"bench_op.py: op {kattn_torch.library_path}")
     device = torch.cuda.get_device_name()
     print(f"bench_op.py: torch {torch.__version__} on {device}, {args.warmup} warm-up + {args.runs} timed runs, "
           f"host call to completion, mean ± std in us")

@@ -4,7 +4,7 @@ reference on random paged batches (GQA 32/8 heads, head 128, block 16, permuted 
 and bf16: one call, a plan run per layer, a plan's run captured in a CUDA graph and replayed on a new
 step; and their error paths. Exits nonzero on any failure (docs/torch.md).
 
-    python3 integrations/torch/test_op.py
+    python3 integrations/torch/tests/test_op.py
 """
 import math
 import sys
@@ -54,7 +54,7 @@ def test_mixed(dtype, fused_kv, side_stream):
     stream = torch.cuda.Stream() if side_stream else torch.cuda.current_stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
-        kattn_torch.unified_attention(*batch.op_args(out), SCALE, check_values=not side_stream)
+        torch.ops.kattn.unified_attention(*batch.op_args(out), SCALE, check_values=not side_stream)
     torch.cuda.current_stream().wait_stream(stream)
     compare(f"{dtype} mixed batch{', fused KV slices' if fused_kv else ''}{', side stream' if side_stream else ''}",
             batch, out)
@@ -68,7 +68,7 @@ def test_features(dtype):
                 "alibi_slopes": torch.tensor([2.0 ** (-8 * (h + 1) / heads) for h in range(heads)], device="cuda"),
                 "sinks": torch.empty(heads, device="cuda").uniform_(-2, 2)}
     out = torch.empty_like(batch.q)
-    kattn_torch.unified_attention(*batch.op_args(out), SCALE, **features)
+    torch.ops.kattn.unified_attention(*batch.op_args(out), SCALE, **features)
     compare(f"{dtype} mixed batch, window 64, softcap 2, ALiBi, sinks", batch, out, **features)
 
 
@@ -85,7 +85,7 @@ def test_plan_layers(dtype):
                                           max(first.seq_lens_list), SCALE, cu_seqlens_q_cpu=first.cu_seqlens_q.cpu(),
                                           seq_lens_cpu=first.seq_lens.cpu())
     one_shot = torch.empty_like(first.q)
-    kattn_torch.unified_attention(*first.op_args(one_shot), SCALE)
+    torch.ops.kattn.unified_attention(*first.op_args(one_shot), SCALE)
     for number, layer in enumerate(layers):
         out.fill_(float("nan"))
         plan.run(layer.q, layer.k_cache, layer.v_cache, out, layer.cu_seqlens_q, layer.seq_lens, layer.block_table)
@@ -146,18 +146,18 @@ def test_errors():
     args[5] = torch.tensor([too_long, 8], dtype=torch.int32, device="cuda")  # seq_lens beyond the block table
     args[7] = too_long  # max_seqlen_k, so that the value check of seq_lens is what fails
     expect_error("seq_lens longer than the block table (check_values)", ValueError,
-                 lambda: kattn_torch.unified_attention(*args, SCALE, check_values=True), out)
+                 lambda: torch.ops.kattn.unified_attention(*args, SCALE, check_values=True), out)
     args = list(batch.op_args(out))
     args[5] = batch.seq_lens.long()
-    expect_error("int64 seq_lens", ValueError, lambda: kattn_torch.unified_attention(*args, SCALE), out)
+    expect_error("int64 seq_lens", ValueError, lambda: torch.ops.kattn.unified_attention(*args, SCALE), out)
     short_out = torch.full_like(batch.q[:-1], 7.0)  # one token short: kattn would write past its end
     args = list(batch.op_args(short_out))
-    expect_error("out with fewer tokens than q", ValueError, lambda: kattn_torch.unified_attention(*args, SCALE),
+    expect_error("out with fewer tokens than q", ValueError, lambda: torch.ops.kattn.unified_attention(*args, SCALE),
                  short_out)
     args = list(batch.op_args(out))
     args[4] = batch.cu_seqlens_q[:-1]  # one entry short: kattn would read past its end
     expect_error("cu_seqlens_q shorter than num_seqs + 1", ValueError,
-                 lambda: kattn_torch.unified_attention(*args, SCALE), out)
+                 lambda: torch.ops.kattn.unified_attention(*args, SCALE), out)
     plan = kattn_torch.PagedAttentionPlan(batch.q, batch.k_cache, out, batch.block_table, 8, 40, SCALE)
     expect_error("plan run with q and out one token short (other shapes than planned)", ValueError,
                  lambda: plan.run(batch.q[:-1], batch.k_cache, batch.v_cache, short_out, batch.cu_seqlens_q,
@@ -171,7 +171,7 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("test_op.py: needs a CUDA device")
     torch.manual_seed(0)
-    print(f"test_op.py: torch {torch.__version__} on {torch.cuda.get_device_name()}, op {kattn_torch.load()}")
+    print(f"test_op.py: torch {torch.__version__} on {torch.cuda.get_device_name()}, op {kattn_torch.library_path}")
     for dtype in (torch.float16, torch.bfloat16):
         test_mixed(dtype, fused_kv=False, side_stream=False)
         test_mixed(dtype, fused_kv=True, side_stream=True)

@@ -145,12 +145,14 @@ void unified_attention(const at::Tensor& q, const at::Tensor& k_cache, const at:
                        const at::Tensor& cu_seqlens_q, const at::Tensor& seq_lens, int64_t max_seqlen_q,
                        int64_t max_seqlen_k, const at::Tensor& block_table, double softmax_scale, bool causal,
                        int64_t window_left, double softcap, const std::optional<at::Tensor>& alibi_slopes,
-                       const std::optional<at::Tensor>& sinks, double k_descale, double v_descale, bool check_values) {
+                       const std::optional<at::Tensor>& sinks, double k_descale, double v_descale, double output_scale,
+                       bool check_values) {
   kattn_attention_args a;
   kattn_attention_args_init(&a);
   set_shapes(a, q, k_cache, out, block_table);
   set_batch(a, q, k_cache, v_cache, cu_seqlens_q, seq_lens, alibi_slopes, sinks);
   set_scalars(a, max_seqlen_q, max_seqlen_k, softmax_scale, causal, window_left, softcap, k_descale, v_descale);
+  a.output_scale = static_cast<float>(output_scale);
   a.check_values = check_values ? 1 : 0;
   // kattn checks that the current device is Kokkos' and binds Kokkos to it on first use.
   const c10::cuda::CUDAGuard device_guard(q.device());
@@ -220,7 +222,7 @@ TORCH_LIBRARY(kattn, m) {
       "unified_attention(Tensor q, Tensor k_cache, Tensor v_cache, Tensor(a!) out, Tensor cu_seqlens_q, "
       "Tensor seq_lens, int max_seqlen_q, int max_seqlen_k, Tensor block_table, float softmax_scale, "
       "bool causal=True, int window_left=-1, float softcap=0.0, Tensor? alibi_slopes=None, Tensor? sinks=None, "
-      "float k_descale=1.0, float v_descale=1.0, bool check_values=True) -> ()");
+      "float k_descale=1.0, float v_descale=1.0, float output_scale=1.0, bool check_values=True) -> ()");
   m.def(
       "plan_attention(Tensor q, Tensor k_cache, Tensor out, Tensor block_table, int max_seqlen_q, int max_seqlen_k, "
       "float softmax_scale, bool causal=True, int window_left=-1, float softcap=0.0, float k_descale=1.0, "

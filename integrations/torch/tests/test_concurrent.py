@@ -8,7 +8,7 @@ of its batch, fills out with NaN first, and is compared with the dense reference
 tolerances; a thread still running at the deadline is a deadlock. Exits nonzero on any failure
 (docs/torch.md).
 
-    python3 integrations/torch/test_concurrent.py [--iterations 40] [--deadline 600]
+    python3 integrations/torch/tests/test_concurrent.py [--iterations 40] [--deadline 600]
 """
 import argparse
 import math
@@ -65,7 +65,7 @@ def call_repeatedly(case, layers, refs, stream, iterations, problems):
                 layer = layers[i % 2]
                 out.fill_(float("nan"))
                 if plan is None:
-                    kattn_torch.unified_attention(*layer.op_args(out), scale, window_left=window_left,
+                    torch.ops.kattn.unified_attention(*layer.op_args(out), scale, window_left=window_left,
                                                   check_values=False)
                 else:
                     plan.run(layer.q, layer.k_cache, layer.v_cache, out, layer.cu_seqlens_q, layer.seq_lens,
@@ -86,7 +86,7 @@ def main():
         sys.exit("test_concurrent.py: needs a CUDA device")
     torch.manual_seed(0)
     print(f"test_concurrent.py: torch {torch.__version__} on {torch.cuda.get_device_name()}, "
-          f"op {kattn_torch.load()}, {len(CASES)} threads x {args.iterations} calls")
+          f"op {kattn_torch.library_path}, {len(CASES)} threads x {args.iterations} calls")
     shared = torch.cuda.Stream()  # the one-shot callers' stream
     callers = []
     for case in CASES:
