@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times kattn through the PyTorch op next to PyTorch SDPA (flash and cuDNN backends) on the cases
-of kattn scenario files, in one process: host call to completion, mean and standard deviation over
-the timed runs (docs/torch.md).
+of kattn scenario files, in one process: host call to completion and kernel time from CUDA events
+with the L2 flushed, each as mean, standard deviation, minimum and median over the timed runs
+(docs/torch.md).
 
     python3 integrations/torch/bench_op.py OUTPUT.json [SCENARIO.json ...] [--warmup 20] [--runs 100]
 
@@ -60,7 +61,8 @@ def kattn_calls(case):
 
 
 def timed(calls, warmup, runs, sdpa_backend=None):
-    """{mean_us, stddev_us, min_us} of the calls, or {error} when the first run refuses them."""
+    """Host call to completion ({mean,stddev,min,median}_us) and kernel time from events with the L2
+    flushed (kernel_{mean,stddev,min,median}_us) of the calls, or {error} when the first run refuses them."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     context = sdpa_kernel(getattr(SDPBackend, sdpa_backend)) if sdpa_backend else contextlib.nullcontext()
@@ -72,8 +74,8 @@ def timed(calls, warmup, runs, sdpa_backend=None):
             torch.cuda.synchronize()
         except (RuntimeError, ValueError, NotImplementedError) as error:  # torch.cuda.OutOfMemoryError too
             return {"mean_us": None, "error": torch_sdpa.refusal_reason(error, caught)}
-        mean, stddev, minimum = torch_sdpa.time_calls(torch, calls, warmup, runs)
-    return {"mean_us": mean, "stddev_us": stddev, "min_us": minimum, "error": None}
+        host, kernel = torch_sdpa.time_calls(torch, calls, warmup, runs)
+    return {**host, **{f"kernel_{key}": value for key, value in kernel.items()}, "error": None}
 
 
 def run_case(case, warmup, runs):
@@ -99,7 +101,7 @@ def run_case(case, warmup, runs):
 def cell(result):
     if result["mean_us"] is None:
         return f"{'-':>20}"
-    return f"{result['mean_us']:>11.1f} ± {result['stddev_us']:<6.1f}"
+    return f"{result['mean_us']:>10.1f} / {result['kernel_mean_us']:<7.1f}"
 
 
 def main():
@@ -114,7 +116,7 @@ def main():
     print(f"bench_op.py: op {kattn_torch.library_path}")
     device = torch.cuda.get_device_name()
     print(f"bench_op.py: torch {torch.__version__} on {device}, {args.warmup} warm-up + {args.runs} timed runs, "
-          f"host call to completion, mean ± std in us")
+          f"mean us: host call to completion / kernel time (events, L2 flushed)")
     print(f"{'case':<24} {'tokens':>6}" + "".join(f" {b:>20}" for b in BACKENDS))
     rows = []
     for case in bench_cases(args.scenarios):
