@@ -38,10 +38,12 @@ HostProblem as_vllm(HostProblem p) {
   return p;
 }
 
-void expect_matches_oracle(const HostProblem& p) {
-  dispatch_storage(p.dtype, p.kv_dtype(), p.out_dtype(), [&p](auto q, auto cache, auto out) {
+// `adjust` changes the arguments before the call (the values stay the problem's).
+void expect_matches_oracle(const HostProblem& p, const std::function<void(kattn_attention_args&)>& adjust = {}) {
+  dispatch_storage(p.dtype, p.kv_dtype(), p.out_dtype(), [&](auto q, auto cache, auto out) {
     const auto d = upload_problem<decltype(q), decltype(cache), decltype(out)>(p);
-    const kattn_attention_args a = args_of(p, d);
+    kattn_attention_args a = args_of(p, d);
+    if (adjust) adjust(a);
     ASSERT_EQ(kattn_unified_attention(&a), KATTN_SUCCESS) << kattn_last_error();
     EXPECT_STREQ(kattn_last_error(), "");
     const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(as_vllm(p)), p);
@@ -58,6 +60,23 @@ TEST(CApi, Fp16WithWindowSoftcapAlibiSinksMatchesOracle) {
   features.alibi = true;
   features.sinks = true;
   expect_matches_oracle(mixed_problem(DType::fp16, features));
+}
+
+// vLLM's mode on a batch of decodes: no value checks, so the call plans from max_seqlen_q = 1 and
+// max_seqlen_k (here a looser bound than the longest sequence, as a server's per-step maximum)
+// instead of reducing the arrays on the device; sequences of different lengths and a window.
+TEST(CApi, DecodesWithoutValueChecksPlanFromTheBoundsAndMatchOracle) {
+  BatchSpec spec;
+  spec.model = model_by_name("tiny");
+  spec.dtype = DType::fp16;
+  spec.block_size = 4;
+  spec.sequences = {{9, 1}, {1, 1}, {30, 1}, {17, 1}};
+  spec.features.window_left = 12;
+  spec.seed = 12;
+  expect_matches_oracle(generate_batch(spec), [](kattn_attention_args& a) {
+    a.check_values = 0;
+    a.max_seqlen_k += 23;
+  });
 }
 
 // With sinks, ALiBi from the context length (vLLM's unified_attention) and from the query's

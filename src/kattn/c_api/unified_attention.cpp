@@ -27,6 +27,8 @@ void unified_attention(const kattn_attention_args* args) {
   Stream& stream = stream_for(a.stream);
   AttentionOptions options;
   options.check_values = a.check_values != 0;
+  options.max_query_len = a.max_seqlen_q;
+  options.max_seq_len = a.max_seqlen_k;
   options.space = stream.space;
   options.workspace = &stream.workspace;
   if (options.check_values)
