@@ -125,6 +125,44 @@ def test_plan_graph(dtype):
         compare(f"{dtype} plan's run in a CUDA graph, replay of the {step}", batch, out)
 
 
+# vLLM's decode steps: the drop-in's one call captured as vLLM captures its decode-only graphs.
+DECODES = [(1, 700), (1, 33), (1, 1000), (1, 16)]
+NEXT_DECODES = [(1, 990), (1, 40), (1, 701), (1, 17)]  # 111 blocks of the 112 DECODES leaves, rows of 63
+
+
+def test_drop_in_decode_graph(dtype):
+    """kattn_torch.unified_attention (vLLM's signature) on a batch of decodes, captured in a CUDA graph
+    after a warm-up call and replayed; then the next step's q, K/V, lengths and block table written into
+    the captured tensors (every length within the max_seqlen_k the graph was captured with) and replayed."""
+    batch = make_batch([q for q, _ in DECODES], [s for _, s in DECODES], dtype)
+    out = torch.full_like(batch.q, float("nan"))
+    max_seqlen_k = batch.block_table.shape[1] * batch.k_cache.shape[1]
+
+    def call():
+        kattn_torch.unified_attention(q=batch.q, k=batch.k_cache, v=batch.v_cache, out=out,
+                                      cu_seqlens_q=batch.cu_seqlens_q, max_seqlen_q=1, seqused_k=batch.seq_lens,
+                                      max_seqlen_k=max_seqlen_k, softmax_scale=SCALE, causal=True,
+                                      window_size=(-1, -1), block_table=batch.block_table, softcap=0,
+                                      q_descale=None, k_descale=None, v_descale=None)
+
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):  # warm-up: the stream's instance and workspace
+        call()
+    torch.cuda.current_stream().wait_stream(stream)
+    compare(f"{dtype} vLLM drop-in on decodes, before capture", batch, out)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        call()
+    for step in ("first step", "next step written into the captured tensors"):
+        if step != "first step":
+            batch.write_step([q for q, _ in NEXT_DECODES], [s for _, s in NEXT_DECODES])
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        compare(f"{dtype} vLLM drop-in on decodes in a CUDA graph, replay of the {step}", batch, out)
+
+
 def expect_error(name, error_type, call, out):
     """call() must raise error_type with a kattn message and leave out as it was."""
     before = out.clone()
@@ -178,6 +216,7 @@ def main():
         test_features(dtype)
         test_plan_layers(dtype)
         test_plan_graph(dtype)
+        test_drop_in_decode_graph(dtype)
     test_errors()
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0

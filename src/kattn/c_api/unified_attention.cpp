@@ -3,6 +3,7 @@
 #include "kattn/attention.hpp"
 #include "kattn/c_api/arguments.hpp"
 #include "kattn/c_api/runtime.hpp"
+#include "kattn/core/stream_instance.hpp"
 
 #include <cstring>
 #include <mutex>
@@ -34,6 +35,10 @@ void unified_attention(const kattn_attention_args* args) {
   if (options.check_values)
     check_max_lengths(a, host_copy(a.cu_seqlens_q, a.num_seqs + 1).data(), host_copy(a.seq_lens, a.num_seqs).data());
   const std::lock_guard<std::mutex> one_call_at_a_time(stream.calls);  // the stream's workspace is shared
+  // A caller's stream capture (vLLM's CUDA graphs of decode steps) may be under way: a call that
+  // neither checks values nor reads metadata back only launches, once a warm-up call has sized
+  // the stream's workspace (a growing workspace allocates and fences, which no capture allows).
+  const RelaxedCaptureMode capturable;
   dispatch_storage(storage.q, storage.cache, storage.out, [&](auto q, auto cache, auto out) {
     attention(inputs_of<decltype(q), decltype(cache)>(a), params, output_of<decltype(out)>(a), options);
   });
