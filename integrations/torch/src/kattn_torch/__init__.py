@@ -65,7 +65,9 @@ def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k, max_s
                       v_scale_cache=None):
     """vLLM's unified_attention (vllm/v1/attention/ops/triton_unified_attention.py), same arguments and
     meaning, on kattn: out = attention(q, paged K/V) on torch's current stream, with vLLM's check-free
-    mode (index values are the caller's promise; nothing is copied to the host for them).
+    mode (index values are the caller's promise, not checked). A batch of decodes (max_seqlen_q 1) is
+    planned from the bounds and only launches kernels (capturable in a CUDA graph after a warm-up
+    call); other batches reduce their lengths on the device and read the totals back.
 
     seq_threshold_3D, num_par_softmax_segments and the softmax_segm_* buffers size vLLM's own split
     of long decodes: kattn plans its split and workspace itself, so they are accepted and not used.
