@@ -95,34 +95,39 @@ def test_plan_layers(dtype):
                   "same plan, same kernels")
 
 
+def capture_and_replay(name, batch, out, call, next_step):
+    """call() once on a side stream (kattn's instance of the stream, its workspace, Kokkos' lazy
+    state), then captured there by torch.cuda.graph (PyTorch's default capture mode) and replayed;
+    then next_step's (query_len, seq_len) pairs, new values and a new block table written into the
+    captured tensors and replayed again. Each output is compared with the reference."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        call()
+    torch.cuda.current_stream().wait_stream(stream)
+    compare(f"{name}, before capture", batch, out)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        call()
+    for step in ("first step", "next step written into the captured tensors"):
+        if step != "first step":
+            batch.write_step([q for q, _ in next_step], [s for _, s in next_step])
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        compare(f"{name} in a CUDA graph, replay of the {step}", batch, out)
+
+
 def test_plan_graph(dtype):
-    """A plan made from bounds only, its run captured in a CUDA graph (PyTorch's default capture mode)
-    on the mixed batch, replayed; then a new step (new q, K and V values, other query and sequence
-    lengths within the bounds, a new block table) written into the same tensors and replayed again."""
+    """A plan made from bounds only, its run captured on the mixed batch; the next step has other query
+    and sequence lengths within the bounds."""
     batch = make_batch([q for q, _ in MIXED], [s for _, s in MIXED], dtype)
     out = torch.full_like(batch.q, float("nan"))
     max_seqlen_k = batch.block_table.shape[1] * batch.k_cache.shape[1]  # any sequence its table row holds
     plan = kattn_torch.PagedAttentionPlan(batch.q, batch.k_cache, out, batch.block_table, 256, max_seqlen_k, SCALE)
-
-    def run():
-        plan.run(batch.q, batch.k_cache, batch.v_cache, out, batch.cu_seqlens_q, batch.seq_lens, batch.block_table)
-
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):  # warm-up: kattn's instance of the stream, Kokkos' lazy state
-        run()
-    torch.cuda.current_stream().wait_stream(stream)
-    compare(f"{dtype} plan from bounds, run before capture", batch, out)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        run()
-    for step in ("first step", "next step written into the captured tensors"):
-        if step != "first step":
-            batch.write_step([q for q, _ in NEXT_STEP], [s for _, s in NEXT_STEP])
-        out.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        compare(f"{dtype} plan's run in a CUDA graph, replay of the {step}", batch, out)
+    capture_and_replay(f"{dtype} plan from bounds", batch, out,
+                       lambda: plan.run(batch.q, batch.k_cache, batch.v_cache, out, batch.cu_seqlens_q,
+                                        batch.seq_lens, batch.block_table), NEXT_STEP)
 
 
 # vLLM's decode steps: the drop-in's one call captured as vLLM captures its decode-only graphs.
@@ -131,9 +136,8 @@ NEXT_DECODES = [(1, 990), (1, 40), (1, 701), (1, 17)]  # 111 blocks of the 112 D
 
 
 def test_drop_in_decode_graph(dtype):
-    """kattn_torch.unified_attention (vLLM's signature) on a batch of decodes, captured in a CUDA graph
-    after a warm-up call and replayed; then the next step's q, K/V, lengths and block table written into
-    the captured tensors (every length within the max_seqlen_k the graph was captured with) and replayed."""
+    """kattn_torch.unified_attention (vLLM's signature) on a batch of decodes, captured; the next step's
+    lengths stay within the max_seqlen_k of the capture."""
     batch = make_batch([q for q, _ in DECODES], [s for _, s in DECODES], dtype)
     out = torch.full_like(batch.q, float("nan"))
     max_seqlen_k = batch.block_table.shape[1] * batch.k_cache.shape[1]
@@ -145,22 +149,7 @@ def test_drop_in_decode_graph(dtype):
                                       window_size=(-1, -1), block_table=batch.block_table, softcap=0,
                                       q_descale=None, k_descale=None, v_descale=None)
 
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):  # warm-up: the stream's instance and workspace
-        call()
-    torch.cuda.current_stream().wait_stream(stream)
-    compare(f"{dtype} vLLM drop-in on decodes, before capture", batch, out)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        call()
-    for step in ("first step", "next step written into the captured tensors"):
-        if step != "first step":
-            batch.write_step([q for q, _ in NEXT_DECODES], [s for _, s in NEXT_DECODES])
-        out.fill_(float("nan"))
-        graph.replay()
-        torch.cuda.synchronize()
-        compare(f"{dtype} vLLM drop-in on decodes in a CUDA graph, replay of the {step}", batch, out)
+    capture_and_replay(f"{dtype} vLLM drop-in on decodes", batch, out, call, NEXT_DECODES)
 
 
 def expect_error(name, error_type, call, out):

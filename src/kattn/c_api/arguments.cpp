@@ -116,6 +116,27 @@ AttentionParams params_of(const kattn_attention_args& a) {
   return p;
 }
 
+void check_bounds(const kattn_attention_args& a) {
+  if (a.max_seqlen_q < 0) throw InvalidProblem("max_seqlen_q", "must be >= 0, got " + std::to_string(a.max_seqlen_q));
+  if (a.max_seqlen_k < 0) throw InvalidProblem("max_seqlen_k", "must be >= 0, got " + std::to_string(a.max_seqlen_k));
+  if (std::int64_t(a.num_seqs) * a.max_seqlen_q < a.num_tokens)
+    throw InvalidProblem("max_seqlen_q", std::to_string(a.max_seqlen_q) + ": " + std::to_string(a.num_seqs) +
+                                             " sequences of at most that many tokens cannot hold num_tokens = " +
+                                             std::to_string(a.num_tokens));
+}
+Geometry geometry_of(const kattn_attention_args& a) {
+  Geometry g;
+  g.num_tokens = a.num_tokens;
+  g.num_q_heads = a.num_q_heads;
+  g.num_kv_heads = a.num_kv_heads;
+  g.head_size = a.head_size;
+  g.num_blocks = a.num_blocks;
+  g.block_size = a.block_size;
+  g.num_seqs = a.num_seqs;
+  g.max_blocks_per_seq = a.max_blocks_per_seq;
+  return g;
+}
+
 // vLLM sizes its grids by the max lengths; kattn finds them on the device, so they are only
 // checked to hold (a smaller one would have vLLM's kernel skip tokens).
 void check_max_lengths(const kattn_attention_args& a, const std::int32_t* cu_seqlens_q, const std::int32_t* seq_lens) {

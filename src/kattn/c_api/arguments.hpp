@@ -29,6 +29,11 @@ void check_strides(const kattn_attention_args& a);
 // The scalars as AttentionParams (q_descale folded into the scale, vLLM's ALiBi origin);
 // window_right checked.
 AttentionParams params_of(const kattn_attention_args& a);
+// max_seqlen_q and max_seqlen_k >= 0, and num_tokens splits into num_seqs queries of at most
+// max_seqlen_q tokens: else the bounds hold for no batch.
+void check_bounds(const kattn_attention_args& a);
+// The counts as the C++ API's Geometry.
+Geometry geometry_of(const kattn_attention_args& a);
 // max_seqlen_q and max_seqlen_k hold for host copies of cu_seqlens_q and seq_lens.
 void check_max_lengths(const kattn_attention_args& a, const std::int32_t* cu_seqlens_q, const std::int32_t* seq_lens);
 

@@ -37,30 +37,6 @@ struct kattn_plan {
 namespace kattn::c_api {
 namespace {
 
-// The plan's bounds hold for no batch if num_tokens cannot be split into num_seqs queries of at
-// most max_seqlen_q tokens.
-void check_bounds(const kattn_attention_args& a) {
-  if (a.max_seqlen_q < 0) throw InvalidProblem("max_seqlen_q", "must be >= 0, got " + std::to_string(a.max_seqlen_q));
-  if (a.max_seqlen_k < 0) throw InvalidProblem("max_seqlen_k", "must be >= 0, got " + std::to_string(a.max_seqlen_k));
-  if (std::int64_t(a.num_seqs) * a.max_seqlen_q < a.num_tokens)
-    throw InvalidProblem("max_seqlen_q", std::to_string(a.max_seqlen_q) + ": " + std::to_string(a.num_seqs) +
-                                             " sequences of at most that many tokens cannot hold num_tokens = " +
-                                             std::to_string(a.num_tokens));
-}
-
-Geometry geometry_of(const kattn_attention_args& a) {
-  Geometry g;
-  g.num_tokens = a.num_tokens;
-  g.num_q_heads = a.num_q_heads;
-  g.num_kv_heads = a.num_kv_heads;
-  g.head_size = a.head_size;
-  g.num_blocks = a.num_blocks;
-  g.block_size = a.block_size;
-  g.num_seqs = a.num_seqs;
-  g.max_blocks_per_seq = a.max_blocks_per_seq;
-  return g;
-}
-
 BatchMetadata metadata_of(const kattn_attention_args& a, const Geometry& g, const kattn_batch_host* batch) {
   if (batch == nullptr) return bounded_batch_metadata(a.num_seqs, a.num_tokens, a.max_seqlen_q, a.max_seqlen_k);
   if (batch->struct_size != sizeof(kattn_batch_host))

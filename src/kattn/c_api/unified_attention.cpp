@@ -1,9 +1,11 @@
 // kattn_unified_attention: the C arguments checked (arguments.hpp) and run by kattn::attention on
-// the instance and workspace of the caller's stream.
+// the instance and workspace of the caller's stream; a batch of decodes without value checks is
+// planned from max_seqlen_k instead, as a plan without host copies is (plan.cpp).
 #include "kattn/attention.hpp"
 #include "kattn/c_api/arguments.hpp"
 #include "kattn/c_api/runtime.hpp"
 #include "kattn/core/stream_instance.hpp"
+#include "kattn/problem/validate.hpp"
 
 #include <cstring>
 #include <mutex>
@@ -24,23 +26,35 @@ void unified_attention(const kattn_attention_args* args) {
   check_pointers(a);
   check_strides(a);
   const AttentionParams params = params_of(a);
+  // A batch of decodes without value checks (vLLM's decode steps) is planned from its bounds, as a
+  // plan without host copies is: no device reduction and copy back, so the call only launches.
+  const bool decodes_from_bounds = a.check_values == 0 && a.max_seqlen_q == 1;
+  if (decodes_from_bounds) {
+    validate_geometry(geometry_of(a));
+    check_bounds(a);
+  }
   ensure_initialized();
   Stream& stream = stream_for(a.stream);
   AttentionOptions options;
   options.check_values = a.check_values != 0;
-  options.max_query_len = a.max_seqlen_q;
-  options.max_seq_len = a.max_seqlen_k;
   options.space = stream.space;
   options.workspace = &stream.workspace;
   if (options.check_values)
     check_max_lengths(a, host_copy(a.cu_seqlens_q, a.num_seqs + 1).data(), host_copy(a.seq_lens, a.num_seqs).data());
   const std::lock_guard<std::mutex> one_call_at_a_time(stream.calls);  // the stream's workspace is shared
   // A caller's stream capture (vLLM's CUDA graphs of decode steps) may be under way: a call that
-  // neither checks values nor reads metadata back only launches, once a warm-up call has sized
-  // the stream's workspace (a growing workspace allocates and fences, which no capture allows).
+  // only launches can be captured once a warm-up call has sized the stream's workspace (a growing
+  // workspace allocates and fences, which no capture allows).
   const RelaxedCaptureMode capturable;
   dispatch_storage(storage.q, storage.cache, storage.out, [&](auto q, auto cache, auto out) {
-    attention(inputs_of<decltype(q), decltype(cache)>(a), params, output_of<decltype(out)>(a), options);
+    const auto inputs = inputs_of<decltype(q), decltype(cache)>(a);
+    const auto output = output_of<decltype(out)>(a);
+    if (!decodes_from_bounds) {
+      attention(inputs, params, output, options);
+      return;
+    }
+    const BatchMetadata decodes = bounded_batch_metadata(a.num_seqs, a.num_tokens, 1, a.max_seqlen_k);
+    run(plan_attention(inputs, params, decodes, stream.workspace, options), inputs, output, stream.space);
   });
 }
 

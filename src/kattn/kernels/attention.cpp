@@ -4,8 +4,6 @@
 #include "kattn/kernels/input_checks.hpp"
 #include "kattn/kernels/part_launch.hpp"
 
-#include <algorithm>
-#include <cstdint>
 #include <optional>
 
 namespace kattn {
@@ -110,11 +108,6 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
                              prefix_lens.extent(0) ? prefix_lens.data() : nullptr,
                              in.qq_bias.extent(0) ? int(in.qq_bias.extent(0)) : -1});
     batch = host_batch_metadata(cu_seqlens_q.data(), seq_lens.data(), g.num_seqs);
-  } else if (options.max_query_len == 1 && options.max_seq_len.value_or(0) > 0 && g.num_tokens <= g.num_seqs) {
-    // Decodes only: the bounds give the plan all it takes from the arrays but the mean length,
-    // without the round trip to the device. No sequence is longer than its block table's row.
-    const std::int64_t row_keys = std::int64_t(g.max_blocks_per_seq) * g.block_size;
-    batch = bounded_batch_metadata(g.num_seqs, g.num_tokens, 1, int(std::min<std::int64_t>(*options.max_seq_len, row_keys)));
   } else {
     batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   }

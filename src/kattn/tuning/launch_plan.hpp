@@ -70,12 +70,6 @@ struct AttentionOptions {
   // itself, such as an inference server's scheduler, may turn this off to save the device round
   // trips of a call; invalid values are then undefined behaviour, as in vLLM's kernels.
   bool check_values = true;
-  // Bounds the caller knows on the host without the arrays (vLLM's max_seqlen_q, max_seqlen_k):
-  // every query length <= max_query_len, every sequence length <= max_seq_len, a promise when
-  // check_values is off. attention() then plans a batch of decodes (max_query_len 1) from them,
-  // with no device reduction or copy back; other batches still reduce their arrays on the device.
-  std::optional<int> max_query_len;
-  std::optional<int> max_seq_len;
   // The execution-space instance the call's kernels, reductions and copies run on (on CUDA, its
   // stream; see core/stream_instance.hpp); empty = the default instance. Optional, so that
   // options can be built before Kokkos is initialised.
