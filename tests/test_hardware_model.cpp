@@ -1,5 +1,5 @@
-// The hardware model (docs/hardware-model.md): monotonicity, wave quantisation, mixed batches as
-// two launches, parameter-file errors, and `kattn simulate --predict` on this build.
+// The hardware model (docs/hardware-model.md): monotonicity, wave quantisation, occupancy and item
+// latency, mixed batches as two launches, parameter-file errors, and `kattn simulate --predict` on this build.
 #include "kattn/core/error.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
@@ -78,25 +78,71 @@ TEST(HardwareModel, MoreBandwidthOrFlopsIsNeverSlower) {
   EXPECT_LT(predict_us(prefill(1, 8192), more_flops), predict_us(prefill(1, 8192), hw));  // compute bound
 }
 
-TEST(HardwareModel, WaveQuantisationSteps) {
+// A unit computes at its rate whatever the wave, so compute-bound teams beyond a full wave take a
+// whole second one; the memory's rate is shared by the resident teams, so memory-bound ones do not.
+TEST(HardwareModel, ComputeQuantisesByWavesAndMemoryDoesNot) {
   HardwareModel hw = load_hardware_model(data_file("h100"));
   hw.compute_units = 10;
   hw.max_teams_per_unit = 1;
   hw.launch_us = 0;
+  hw.item_us = 0;
   LaunchCost c;
-  c.bytes = 1e6;
   c.team_threads = 32;
-  auto time_of = [&](double teams) {
+  c.tensor = true;
+  auto time_of = [&](double teams, bool compute) {
     LaunchCost t = c;
     t.teams = teams;
-    t.bytes = 1e6 * teams;  // the same work per team
+    (compute ? t.flops : t.bytes) = 1e9 * teams;  // the same work per team
     return launch_us(t, hw);
   };
-  const double one_wave = time_of(10), two_waves = time_of(20);
+  const double one_wave = time_of(10, true), two_waves = time_of(20, true);
   EXPECT_NEAR(two_waves, 2 * one_wave, 1e-9 * one_wave);
-  EXPECT_NEAR(time_of(11), two_waves, 1e-9 * one_wave);  // one team more: a whole second wave
-  EXPECT_NEAR(time_of(19), two_waves, 1e-9 * one_wave);
-  EXPECT_NEAR(time_of(5), one_wave, 1e-9 * one_wave);  // half a wave: as long as a full one
+  EXPECT_NEAR(time_of(11, true), two_waves, 1e-9 * one_wave);  // one team more: a whole second wave
+  EXPECT_NEAR(time_of(19, true), two_waves, 1e-9 * one_wave);
+  EXPECT_NEAR(time_of(5, true), one_wave, 1e-9 * one_wave);  // half a wave: as long as a full one
+  const double full = time_of(10, false);
+  EXPECT_NEAR(time_of(11, false), 1.1 * full, 1e-9 * full);  // memory: in proportion to the bytes
+  EXPECT_NEAR(time_of(5, false), full, 1e-9 * full);         // ... while every unit has a team
+}
+
+// Teams an SM holds: the fewest that threads, registers (per warp, in granules) and scratch allow.
+TEST(HardwareModel, TeamsPerUnitFollowRegistersAndScratch) {
+  HardwareModel hw = load_hardware_model(data_file("h100"));
+  LaunchCost c;
+  c.team_threads = 128;
+  EXPECT_EQ(teams_per_unit(c, hw), 16);  // 2048 threads
+  c.registers = 242;                     // 7744 registers a warp, allocated as 7936
+  EXPECT_EQ(teams_per_unit(c, hw), 2);
+  c.registers = 168;
+  EXPECT_EQ(teams_per_unit(c, hw), 3);
+  c.team_threads = 64;
+  c.registers = 121;
+  c.scratch_bytes = 35000;  // + 1 KB reserved a team: 6 in 228 KB
+  EXPECT_EQ(teams_per_unit(c, hw), 6);
+  c.scratch_bytes = 1e6;  // more than a unit has: one team still runs
+  EXPECT_EQ(teams_per_unit(c, hw), 1);
+  hw.registers_per_unit = 0;  // not modelled
+  hw.scratch_bytes_per_unit = 0;
+  EXPECT_EQ(teams_per_unit(c, hw), 32);
+}
+
+// The shipped H100 kernels: the warpgroup prefill holds 2 teams an SM, the tensor-core decode 6
+// (Nsight Compute's block limits, docs/hardware-model.md), and each item adds its latency.
+TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
+  HardwareModel hw = load_hardware_model(data_file("h100"));
+  const BatchShape long_prefill = prefill(1, 8192);
+  const CallPlan p = target_call_plan(long_prefill, hw);
+  ASSERT_TRUE(p.main.warpgroup_products);
+  EXPECT_EQ(teams_per_unit(launch_cost(p.main, long_prefill, 0, 1, hw), hw), 2);
+  const BatchShape decode = decodes(8, 4096);
+  const CallPlan d = target_call_plan(decode, hw);
+  ASSERT_TRUE(d.main.register_rows);
+  ASSERT_EQ(d.main.team_size, 2);
+  EXPECT_EQ(teams_per_unit(launch_cost(d.main, decode, 0, 8, hw), hw), 6);
+  const LaunchCost items = launch_cost(p.main, long_prefill, 0, 1, hw);
+  HardwareModel slower = hw;
+  slower.item_us += 1;
+  EXPECT_NEAR(launch_us(items, slower) - launch_us(items, hw), std::ceil(items.items / (2.0 * hw.compute_units)), 1e-9);
 }
 
 TEST(HardwareModel, MixedBatchHidesPartOfItsShorterLaunch) {
@@ -111,8 +157,8 @@ TEST(HardwareModel, MixedBatchHidesPartOfItsShorterLaunch) {
   const BatchShape chunks = prefill(8, 512);
   CallPlan split{target_call_plan(chunks, hw).main, target_call_plan(decodes(24, 4096), hw).main};
   split.main.decodes_apart = 24;
-  const double chunks_us = launch_us(launch_cost(split.main, mixed, 24, 32), hw);
-  const double decodes_us = launch_us(launch_cost(*split.decodes, mixed, 0, 24), hw);
+  const double chunks_us = launch_us(launch_cost(split.main, mixed, 24, 32, hw), hw);
+  const double decodes_us = launch_us(launch_cost(*split.decodes, mixed, 0, 24, hw), hw);
   const double sum = chunks_us + decodes_us;
   // The two parts run at once: parts_overlap of the shorter one hides behind the longer.
   for (double overlap : {0.0, 0.5, 1.0}) {
@@ -161,6 +207,12 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
   j = good;
   j["launch_us"] = -1;
   expect_error("negative", j, "launch_us");
+  j = good;
+  j["kernel_registers"]["value"]["split_kv_mma"] = 128;
+  expect_error("kernel", j, "split_kv_mma");
+  j = good;
+  j["kernel_registers"]["value"]["qblock"] = 300;
+  expect_error("registers", j, "kernel_registers.qblock");
   EXPECT_THROW(load_hardware_model(test::temp_path("kattn_hw_absent.json")), FileFormatError);
 }
 

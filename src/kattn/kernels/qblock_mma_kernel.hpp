@@ -13,6 +13,7 @@
 #pragma once
 
 #include "kattn/kernels/qblock_item.hpp"
+#include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/kernels/segment_reduce.hpp"
 #include "kattn/tiles/team_stage.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
@@ -48,7 +49,9 @@ struct QBlockMmaKernel {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
-  static std::size_t scratch_bytes(int head_size) { return 2 * tile_bytes(head_size) + kTileAlign; }  // + alignment
+  static std::size_t scratch_bytes(int head_size) {
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign);
+  }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.

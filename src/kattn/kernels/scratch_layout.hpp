@@ -140,6 +140,12 @@ inline int split_kv_mma_stages(int warps, int partition_size, int block_size, in
   return 0;
 }
 
+// Register-row Q-block kernel (QBlockMmaKernel): one K and one V tile of kFragmentTileKeys keys,
+// `align`-aligned (the warpgroup products' swizzle needs more than 16 bytes).
+inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align) {
+  return 2 * std::size_t(kFragmentTileKeys) * std::size_t(fragment_tile_stride(head_size)) * element_bytes + align;
+}
+
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.
 inline std::size_t baseline_scratch_bytes(int tile_size, int head_size) {
   return 2 * scratch_array_bytes(std::size_t(head_size), sizeof(float)) +

@@ -41,12 +41,85 @@ double number_field(const nlohmann::json& j, const std::string& path, const char
   return x;
 }
 
-// Teams of `team_threads` threads resident on one unit at once (at least one).
-int teams_per_unit(const HardwareModel& hw, int team_threads) {
-  return std::max(1, std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / team_threads));
+// An optional number: `fallback` where the file does not name it.
+double optional_number(const nlohmann::json& j, const std::string& path, const char* name, double fallback) {
+  return j.contains(name) ? number_field(j, path, name, false) : fallback;
+}
+
+KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& path) {
+  KernelRegisters r;
+  if (!j.contains("kernel_registers")) return r;
+  const nlohmann::json& f = j.at("kernel_registers");
+  const nlohmann::json& v = f.is_object() && f.contains("value") ? f.at("value") : f;
+  if (!v.is_object()) throw FileFormatError(path, "field 'kernel_registers' needs an object of kernels (\"value\")");
+  const std::pair<const char*, int*> kernels[] = {{"split_kv", &r.split_kv},
+                                                  {"split_kv_register_rows", &r.split_kv_register_rows},
+                                                  {"qblock", &r.qblock},
+                                                  {"qblock_register_rows", &r.qblock_register_rows},
+                                                  {"qblock_warpgroup", &r.qblock_warpgroup},
+                                                  {"baseline", &r.baseline}};
+  for (const auto& [name, value] : v.items()) {
+    const auto* k = std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return name == e.first; });
+    if (k == std::end(kernels)) throw FileFormatError(path, "field 'kernel_registers' names an unknown kernel '" + name + "'");
+    if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() > 255)
+      throw FileFormatError(path, "field 'kernel_registers." + name + "' needs registers per thread, 0 to 255");
+    *k->second = value.get<int>();
+  }
+  return r;
+}
+
+// Registers a thread of the kernel `plan` launches takes on `hw` (0: not measured).
+int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
+  const KernelRegisters& r = hw.kernel_registers;
+  switch (plan.variant) {
+    case Variant::split_kv: return plan.register_rows ? r.split_kv_register_rows : r.split_kv;
+    case Variant::baseline: return r.baseline;
+    default:
+      if (!plan.register_rows) return r.qblock;
+      return plan.warpgroup_products ? r.qblock_warpgroup : r.qblock_register_rows;
+  }
+}
+
+// Team scratch of the kernel `plan` launches, as part_launch.hpp requests it, under the cap of `hw`.
+double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_bytes, const HardwareModel& hw) {
+  const std::size_t eb = std::size_t(element_bytes);
+  const std::size_t cap = hw.team_scratch_max > 0 ? std::size_t(hw.team_scratch_max) : std::size_t(1) << 30;
+  const int partitions = std::max(plan.num_segments, 1);
+  switch (plan.variant) {
+    case Variant::split_kv:
+      if (plan.register_rows) {
+        const int stages = std::max(2, split_kv_mma_stages(plan.team_size, plan.tile_size, b.block_size, b.head_size,
+                                                           partitions, eb, cap));
+        return double(split_kv_mma_scratch_bytes(plan.team_size, stages, plan.tile_size, b.block_size, b.head_size,
+                                                 partitions, eb));
+      } else {
+        const auto shape = split_kv_shape(plan.team_size, plan.tile_size, b.block_size, b.head_size, partitions, eb, cap);
+        return shape ? double(split_kv_scratch_bytes(*shape, plan.tile_size, b.block_size, b.head_size, partitions, eb))
+                     : 0.0;
+      }
+    case Variant::baseline: return double(baseline_scratch_bytes(plan.tile_size, b.head_size));
+    default:
+      if (plan.register_rows)
+        return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16));
+      return double(qblock_scratch_bytes(plan.block_m, plan.tile_size, b.head_size, eb));
+  }
 }
 
 }  // namespace
+
+int teams_per_unit(const LaunchCost& c, const HardwareModel& hw) {
+  const int threads = std::max(c.team_threads, 1);
+  int teams = std::min(hw.max_teams_per_unit, hw.max_threads_per_unit / threads);
+  if (hw.registers_per_unit > 0 && c.registers > 0) {
+    const int granule = std::max(hw.register_granule, 1);
+    const int per_warp = (c.registers * hw.warp_lanes + granule - 1) / granule * granule;
+    const int warps = (threads + hw.warp_lanes - 1) / hw.warp_lanes;
+    teams = std::min(teams, hw.registers_per_unit / (per_warp * warps));
+  }
+  if (hw.scratch_bytes_per_unit > 0 && c.scratch_bytes > 0)
+    teams = std::min(teams, int(hw.scratch_bytes_per_unit / (c.scratch_bytes + hw.scratch_reserved_per_team)));
+  return std::max(1, teams);
+}
 
 HardwareModel load_hardware_model(const std::string& path) {
   return parse_hardware_model(read_json_file(path, "the hardware model file"), path);
@@ -86,12 +159,19 @@ HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& p
   hw.compute_units = int(number_field(j, path, "compute_units", true));
   hw.max_threads_per_unit = int(number_field(j, path, "max_threads_per_unit", true));
   hw.max_teams_per_unit = int(number_field(j, path, "max_teams_per_unit", true));
+  hw.registers_per_unit = int(optional_number(j, path, "registers_per_unit", 0));
+  hw.register_granule = std::max(1, int(optional_number(j, path, "register_granule", 1)));
+  hw.scratch_bytes_per_unit = optional_number(j, path, "scratch_bytes_per_unit", 0);
+  hw.scratch_reserved_per_team = optional_number(j, path, "scratch_reserved_per_team", 0);
+  hw.team_scratch_max = optional_number(j, path, "team_scratch_max", 0);
+  hw.kernel_registers = kernel_registers(j, path);
   hw.warp_lanes = int(number_field(j, path, "warp_lanes", true));
   hw.cache_mb = number_field(j, path, "cache_mb", false);
   hw.mem_efficiency = number_field(j, path, "mem_efficiency", true);
   hw.tensor_efficiency = number_field(j, path, "tensor_efficiency", true);
   hw.vector_efficiency = number_field(j, path, "vector_efficiency", true);
   hw.launch_us = number_field(j, path, "launch_us", false);
+  hw.item_us = optional_number(j, path, "item_us", 0);
   hw.host_us = number_field(j, path, "host_us", false);
   hw.parts_overlap = number_field(j, path, "parts_overlap", false);
   for (const char* e : {"mem_efficiency", "tensor_efficiency", "vector_efficiency"})
@@ -105,12 +185,14 @@ std::string hardware_model_path(const std::string& arch, const std::string& data
   return data_dir + "/hardware/models/" + arch + ".json";
 }
 
-LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, int last) {
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, int last, const HardwareModel& hw) {
   const double D = b.head_size, hq = b.num_q_heads, hkv = b.num_kv_heads, eb = element_bytes(b.dtype);
   const int qpk = b.num_q_heads / b.num_kv_heads;
   LaunchCost c;
   c.tensor = plan.tensor_cores;
   c.team_threads = std::max(1, plan.team_size * plan.vector_length);
+  c.registers = registers_of(plan, hw);
+  c.scratch_bytes = scratch_of(plan, b, eb, hw);
   const int tile = std::max(plan.tile_size, 1);
   // Keys token i (0-based in the query) of a sequence sees: causal, within the window.
   auto visible = [&](int seq_len, int query_len, int i) {
@@ -160,6 +242,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     c.kernels = 2;                                // the reduction kernel
     c.bytes += partial_rows * (D + 2) * 4 * 2.0;  // fp32 partial row + max + sum, written then read
   }
+  c.items = c.teams;
   if (is_static_grid(plan.variant) && plan.grid_teams > 0) c.teams = std::min(c.teams, double(plan.grid_teams));
   return c;
 }
@@ -167,12 +250,13 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
 double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double overhead = c.kernels * hw.launch_us;
   if (c.teams <= 0) return overhead;
-  const int per_unit = teams_per_unit(hw, c.team_threads);
-  const double slots = double(hw.compute_units) * per_unit;
+  const double slots = double(hw.compute_units) * teams_per_unit(c, hw);
   const double waves = std::ceil(c.teams / slots);
-  // Share of the machine the waves keep busy: a unit runs at full rate with one team resident, so
-  // only units left without a team idle (the last wave's empty slots count when waves > 1).
-  const double fill = waves > 1 ? c.teams / (waves * slots) : std::min(1.0, c.teams / hw.compute_units);
+  // Units with a team: a unit streams at its share of the memory's rate with one team resident,
+  // and a later wave's teams take over the bandwidth the earlier ones leave.
+  const double units_busy = std::min(1.0, c.teams / hw.compute_units);
+  // Share of the matrix/vector units the waves keep busy: the last wave's empty slots idle.
+  const double compute_fill = waves > 1 ? c.teams / (waves * slots) : units_busy;
   // K/V reads beyond the first of each key hit the last-level cache while the launch's K/V fits in it.
   const double rereads = std::max(0.0, c.kv_bytes - c.kv_unique_bytes);
   const double miss = c.kv_unique_bytes > 0 ? std::clamp(1.0 - hw.cache_mb * 1e6 / c.kv_unique_bytes, 0.0, 1.0) : 0.0;
@@ -181,7 +265,10 @@ double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double peak = c.tensor && hw.tensor_tflop_per_s > 0 ? hw.tensor_tflop_per_s * hw.tensor_efficiency
                                                              : hw.vector_tflop_per_s * hw.vector_efficiency;
   const double compute_s = c.flops / (peak * 1e12);
-  return overhead + 1e6 * std::max(mem_s, compute_s) / fill;
+  // Each resident team takes its items one after the other, each with its latency (a Q block's
+  // first tiles and its stores, a partition's block ids and merge).
+  const double items_per_slot = std::ceil(std::max(c.items, c.teams) / slots);
+  return overhead + 1e6 * std::max(mem_s / units_busy, compute_s / compute_fill) + hw.item_us * items_per_slot;
 }
 
 namespace {
@@ -225,8 +312,8 @@ Geometry geometry_of(const BatchShape& b) {
   return g;
 }
 
-// The plan's team shape and paths as the target's build would fit them (launch_plan.cpp's rules,
-// without the scratch-size fitting, which the planner does for the build's own device only).
+// The plan's team shape and paths as the target's build would fit them (launch_plan.cpp's rules;
+// of its scratch fitting only the tensor-core split-KV rings', under the target's team_scratch_max).
 void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetadata& part, const BatchShape& b,
                       const HardwareModel& hw) {
   const int qpk = b.num_q_heads / b.num_kv_heads;
@@ -242,12 +329,15 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     // that cover a row.
     plan.register_rows = hw.register_rows && tc_operands && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead;
     plan.tensor_cores = plan.register_rows;
-    if (plan.register_rows) {
-      plan.team_size = std::clamp(leaf.team_size, 1, kSplitKvMmaMaxWarps);  // warps
-      plan.vector_length = hw.warp_lanes;
+    const std::size_t cap = hw.team_scratch_max > 0 ? std::size_t(hw.team_scratch_max) : std::size_t(1) << 30;
+    if (plan.register_rows && fit_split_kv_rings(plan, geometry_of(b), std::max(part.max_visible_keys(), 1),
+                                                 std::size_t(element_bytes(b.dtype)), cap)) {
+      plan.vector_length = hw.warp_lanes;  // team_size: warps, fitted to the target's scratch cap
       plan.block_m = std::min(qpk, kSplitKvMmaRows);
       return;
     }
+    plan.register_rows = plan.tensor_cores = false;
+    plan.team_size = std::max(leaf.team_size, 1);
     int lanes = 1;
     while (lanes < lanes_for(b.head_size)) lanes *= 2;
     plan.vector_length = lanes;
@@ -269,7 +359,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   }
   if (is_static_grid(plan.variant)) {
     plan.grid_teams =
-        leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * teams_per_unit(hw, plan.team_size * plan.vector_length);
+        leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * hw.max_threads_per_unit / (plan.team_size * plan.vector_length);
   }
 }
 
@@ -315,10 +405,10 @@ double predict_call_us(const CallPlan& plans, const BatchShape& b, const Hardwar
   check_shape(b);
   const int n = int(b.query_lens.size());
   const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
-  const double main = launch_us(launch_cost(plans.main, b, apart, n), hw);
+  const double main = launch_us(launch_cost(plans.main, b, apart, n, hw), hw);
   if (!plans.decodes || apart == 0) return hw.host_us + main;
   // The leading decodes run beside the rest (kernels/attention.cpp): part of the shorter one hides.
-  const double decodes = launch_us(launch_cost(*plans.decodes, b, 0, apart), hw);
+  const double decodes = launch_us(launch_cost(*plans.decodes, b, 0, apart, hw), hw);
   return hw.host_us + main + decodes - hw.parts_overlap * std::min(main, decodes);
 }
 

@@ -1,8 +1,9 @@
 // A roofline model of kattn's launches (docs/hardware-model.md): per launch, the bytes it moves
 // (K/V re-reads served by the last-level cache while the launch's K/V fits)
-// and the FLOPs it does, its teams from the launch plan, waves = ceil(teams / (compute units x
-// teams per unit)), and time = launch overhead + waves x the slowest of a wave's memory and
-// compute time; a call adds its host overhead. The parameters of an architecture come from
+// and the FLOPs it does, its teams and work items from the launch plan, the teams a unit holds at
+// once (threads, registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and
+// time = launch overhead + waves x the slowest of a wave's memory and compute time + each unit's
+// items x a latency per item; a call adds its host overhead. The parameters of an architecture come from
 // data/hardware/models/<arch>.json; the efficiencies and overheads are fitted on measurements
 // (kattn model calibrate) or assumed where no device was measured.
 #pragma once
@@ -17,6 +18,17 @@
 
 namespace kattn::model {
 
+// Registers a thread of each of kattn's kernels takes on an architecture (0: not measured, so
+// registers do not limit its teams in the model).
+struct KernelRegisters {
+  int split_kv = 0;                // SplitKvKernel (lanes over the head)
+  int split_kv_register_rows = 0;  // SplitKvMmaKernel
+  int qblock = 0;                  // QBlockKernel (rows in scratch)
+  int qblock_register_rows = 0;    // QBlockMmaKernel on mma.sync
+  int qblock_warpgroup = 0;        // QBlockMmaKernel on warpgroup products
+  int baseline = 0;                // BaselineKernel
+};
+
 struct HardwareModel {
   std::string arch;             // "h100", "a100", "mi300x", "mi250", "cpu"
   std::string device;           // the part the datasheet numbers are for
@@ -28,7 +40,13 @@ struct HardwareModel {
   double vector_tflop_per_s = 0;  // fp32 FMA peak of the vector (CUDA-core / SIMD) path
   int compute_units = 1;        // SMs / CUs / cores
   int max_threads_per_unit = 1; // resident threads per SM/CU (occupancy limit)
-  int max_teams_per_unit = 1;   // resident kattn teams per SM/CU (registers and scratch)
+  int max_teams_per_unit = 1;   // resident teams (blocks / workgroups) per SM/CU
+  int registers_per_unit = 0;   // 32-bit registers of an SM/CU, allocated per warp (0: not modelled)
+  int register_granule = 1;     // registers a warp is given in multiples of
+  double scratch_bytes_per_unit = 0;  // shared memory / LDS the resident teams share (0: not modelled)
+  double scratch_reserved_per_team = 0;  // ... that each resident team takes besides its request
+  double team_scratch_max = 0;  // the most team scratch kattn's kernels get (Kokkos' cap; 0: not modelled)
+  KernelRegisters kernel_registers;
   int warp_lanes = 32;          // lanes of a warp / wavefront (the tensor-core path needs teams of these)
   double cache_mb = 0;          // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
   bool register_rows = false;   // kattn's register-row Q-block kernel runs on this arch
@@ -38,6 +56,7 @@ struct HardwareModel {
   double tensor_efficiency = 1;   // achieved share of tensor_tflop_per_s
   double vector_efficiency = 1;   // achieved share of vector_tflop_per_s
   double launch_us = 0;           // per kernel launch
+  double item_us = 0;             // per work item (a team's Q block or partition), beyond its bytes and FLOPs
   double host_us = 0;             // per attention call (metadata, planning, host work)
   double parts_overlap = 0;       // share of a split mixed call's shorter part hidden behind the longer
 };
@@ -73,13 +92,19 @@ struct LaunchCost {
   double kv_unique_bytes = 0;  // K/V that some team reads: each key of each KV head once
   double flops = 0;       // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
   double teams = 0;       // teams of the grid
+  double items = 0;       // work items the teams take (static grids: more than teams)
   int kernels = 1;        // kernel launches (segmented variants add a reduction)
   bool tensor = false;    // the tile products run on the matrix units
   int team_threads = 1;   // threads x lanes of a team
+  int registers = 0;      // per thread (0: not measured)
+  double scratch_bytes = 0;  // per team
 };
 
-// The launches' costs of `plan` over sequences [first, last) of `batch`.
-LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& batch, int first, int last);
+// The launches' costs of `plan` over sequences [first, last) of `batch` on `hw` (its kernels'
+// registers and scratch cap).
+LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& batch, int first, int last, const HardwareModel& hw);
+// Teams of this launch resident on one unit at once (at least one): threads, registers, scratch.
+int teams_per_unit(const LaunchCost& cost, const HardwareModel& hw);
 // Microseconds of one launch (without the call's host overhead).
 double launch_us(const LaunchCost& cost, const HardwareModel& hw);
 

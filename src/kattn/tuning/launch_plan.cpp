@@ -116,26 +116,11 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // (team_size), each with its own ring; fewer warps, then shorter partitions, where they do not fit.
     plan.register_rows = tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 &&
                          g.head_size <= kFragmentMaxHead;
-    const auto rings_fit = [&] {
-      return split_kv_mma_stages(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                                 element_bytes, scratch_limit) > 0;
-    };
-    if (plan.register_rows) {
-      // At most a warp a 16-key tile of the partition: a warp without keys would only wait at the
-      // warps' merge (0.7 µs of a 9 µs decode of 16 keys on the H100).
-      const int partition_tiles = (plan.tile_size + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
-      plan.team_size = std::clamp(plan.team_size, 1, std::min(kSplitKvMmaMaxWarps, partition_tiles));
-      while (plan.team_size > 1 && !rings_fit()) --plan.team_size;
-      while (plan.tile_size > 1 && !rings_fit()) {
-        plan.tile_size /= 2;
-        plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
-      }
-      if (rings_fit()) {
-        plan.tensor_cores = true;
-        plan.vector_length = tensor_core_lanes();
-        plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);
-        return plan;
-      }
+    if (plan.register_rows && fit_split_kv_rings(plan, g, max_keys, element_bytes, scratch_limit)) {
+      plan.tensor_cores = true;
+      plan.vector_length = tensor_core_lanes();
+      plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);
+      return plan;
     }
     plan.register_rows = false;
     // A lane holds kLaneElements of a row and the lanes cover it (host backends: one lane, the row).
@@ -185,6 +170,24 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
     plan.grid_teams = std::max(1, ExecutionSpace().concurrency() / (plan.team_size * plan.vector_length));
   return plan;
+}
+
+bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::size_t element_bytes,
+                        std::size_t scratch_limit) {
+  const auto rings_fit = [&] {
+    return split_kv_mma_stages(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
+                               element_bytes, scratch_limit) > 0;
+  };
+  // At most a warp a 16-key tile of the partition: a warp without keys would only wait at the
+  // warps' merge (0.7 µs of a 9 µs decode of 16 keys on the H100).
+  const int partition_tiles = (plan.tile_size + kKeyRowTileKeys - 1) / kKeyRowTileKeys;
+  plan.team_size = std::clamp(plan.team_size, 1, std::min(kSplitKvMmaMaxWarps, partition_tiles));
+  while (plan.team_size > 1 && !rings_fit()) --plan.team_size;
+  while (plan.tile_size > 1 && !rings_fit()) {
+    plan.tile_size /= 2;
+    plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
+  }
+  return rings_fit();
 }
 
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,

@@ -87,6 +87,12 @@ std::string_view build_arch();
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options);
 
+// The tensor-core split-KV plan (register rows) fitted to `scratch_limit` bytes of team scratch:
+// at most a warp a 16-key tile, then fewer warps, then shorter partitions until every warp's ring
+// fits. False where none does. plan_launch and the hardware model (for its target) both ask it.
+bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::size_t element_bytes,
+                        std::size_t scratch_limit);
+
 // The launches of one call. A mixed batch whose decodes come first (vLLM's order) runs them apart,
 // as the decode batch they would be alone, and the other sequences as theirs: each part gets its
 // own plan, so neither slows the other. Forced variants and other orders run as one batch.
