@@ -506,8 +506,8 @@ TEST(Cli, BenchUntunedPlansWithoutATable) {
   EXPECT_EQ(run_cli("bench --scenario x.json --untuned --tuning-table t.json").exit_code, cli::kBadInput);
 }
 
-// A tiny sweep end to end over two scenario files: a mixed case gives its decodes and its rest as
-// samples, and the fitted table loads, with plans from the space.
+// A tiny sweep end to end over two scenario files: a mixed case gives the whole batch (apart or
+// fused) and its decodes and its rest as samples, and the fitted table loads, with plans from the space.
 TEST(Cli, TuneSweepsAndFitsATable) {
   const std::string space = temp_path("tune_space.json");
   std::ofstream(space) << R"({"defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "num_segments": 1,
@@ -524,23 +524,30 @@ TEST(Cli, TuneSweepsAndFitsATable) {
   const CliResult r = run_cli("tune --scenario " + scenario + "," + more + " --space " + space + " --output " + out +
                               " --warmup 0 --runs 1 --prune 1e9 --arch test");  // no plan pruned: statuses fixed
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
-  EXPECT_NE(r.output.find("[1/4] m[decodes] fp16: 2 plans"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[2/4] m[rest] fp16: 2 plans"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[4/4] p fp16: 2 plans"), std::string::npos) << r.output;  // the second file's case
+  EXPECT_NE(r.output.find("[1/5] m fp16: 3 plans"), std::string::npos) << r.output;  // apart, 2 fused
+  EXPECT_NE(r.output.find("[2/5] m[decodes] fp16: 2 plans"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[3/5] m[rest] fp16: 2 plans"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[5/5] p fp16: 2 plans"), std::string::npos) << r.output;  // the second file's case
   EXPECT_NE(r.output.find("untuned defaults"), std::string::npos) << r.output;
 
   const nlohmann::json raw = read_json(out + "/raw.json");
   EXPECT_TRUE(raw.at("complete").get<bool>());
-  ASSERT_EQ(raw.at("samples").size(), 4u);
-  EXPECT_EQ(raw["samples"][1]["part"], "rest");
-  EXPECT_EQ(raw["samples"][1]["features"]["decode_share"], 0.0);
-  EXPECT_EQ(raw["samples"][0]["results"][0]["status"], "planned");
-  EXPECT_EQ(raw["samples"][0]["results"][1]["status"], "untuned");
+  ASSERT_EQ(raw.at("samples").size(), 5u);
+  const nlohmann::json& whole = raw["samples"][0];
+  EXPECT_EQ(whole["part"], "whole");
+  EXPECT_EQ(whole["results"][1]["overrides"], nlohmann::json({{"split_decodes", true}}));
+  EXPECT_EQ(whole["results"][1]["plan"]["decodes_apart"], 1);
+  EXPECT_EQ(whole["results"][3]["overrides"]["split_decodes"], false);
+  EXPECT_EQ(whole["results"][3]["plan"]["decodes_apart"], 0);
+  EXPECT_EQ(raw["samples"][2]["part"], "rest");
+  EXPECT_EQ(raw["samples"][2]["features"]["decode_share"], 0.0);
+  EXPECT_EQ(raw["samples"][1]["results"][0]["status"], "planned");
+  EXPECT_EQ(raw["samples"][1]["results"][1]["status"], "untuned");
 
   const std::string table_path = out + "/test.json";
   ASSERT_NO_THROW(TuningTable::load(table_path));
   const nlohmann::json table = read_json(table_path);
-  EXPECT_EQ(table.at("measured").at("samples"), 4);
+  EXPECT_EQ(table.at("measured").at("samples"), 5);
   std::vector<nlohmann::json> nodes{table.at("tree")};
   int leaves = 0;
   while (!nodes.empty()) {
@@ -554,6 +561,7 @@ TEST(Cli, TuneSweepsAndFitsATable) {
     ++leaves;
     nlohmann::json plan = table.at("defaults");
     plan.update(node.at("plan"));
+    plan.erase("split_decodes");  // apart or fused: either, for a mixed batch
     const bool decode_plan = plan == nlohmann::json({{"variant", "split_kv"}, {"tile_size", 16}, {"block_m", 16},
                                                      {"num_segments", 1}, {"team_size", 1}, {"vector_length", 1},
                                                      {"grid_teams", 0}}) ||

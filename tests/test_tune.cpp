@@ -168,18 +168,21 @@ TEST(TuneSpace, ShippedSpacesParse) {
     EXPECT_NO_THROW(cli::load_search_space(std::string(KATTN_DATA_DIR) + "/tuning/spaces/" + name + ".json")) << name;
 }
 
-TEST(TuneSamples, MixedBatchesSplitIntoLeadingDecodesAndTheRest) {
+TEST(TuneSamples, MixedBatchesGiveTheWholeBatchAndItsTwoParts) {
   BatchSpec spec;
   spec.model = model_by_name("tiny");
   spec.block_size = 4;
   spec.sequences = {{10, 1}, {20, 1}, {30, 5}, {3, 3}};
   const HostProblem problem = generate_batch(spec);
   const std::vector<cli::TuneSample> samples = cli::tune_samples("mix", problem);
-  ASSERT_EQ(samples.size(), 2u);
-  const HostProblem& decodes = samples[0].problem;
-  const HostProblem& rest = samples[1].problem;
-  EXPECT_EQ(samples[0].name, "mix[decodes]");
-  EXPECT_EQ(samples[1].part, "rest");
+  ASSERT_EQ(samples.size(), 3u);
+  EXPECT_EQ(samples[0].name, "mix");  // split or fused: the whole batch's leaf decides
+  EXPECT_EQ(samples[0].part, "whole");
+  EXPECT_EQ(samples[0].problem.geometry.num_seqs, 4);
+  const HostProblem& decodes = samples[1].problem;
+  const HostProblem& rest = samples[2].problem;
+  EXPECT_EQ(samples[1].name, "mix[decodes]");
+  EXPECT_EQ(samples[2].part, "rest");
   EXPECT_EQ(decodes.geometry.num_seqs, 2);
   EXPECT_EQ(decodes.geometry.num_tokens, 2);
   EXPECT_EQ(rest.geometry.num_seqs, 2);

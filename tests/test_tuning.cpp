@@ -73,6 +73,45 @@ TEST(TuningTable, RejectsMalformedTables) {
                      "tree");
 }
 
+TEST(TuningTable, SplitDecodesIsTrueOrFalse) {
+  expect_parse_error(R"({"arch": "x", "defaults": {}, "tree": {"plan": {"split_decodes": 1}}})",
+                     "split_decodes must be true or false");
+  const TuningTable table =
+      TuningTable::parse(R"({"arch": "x", "defaults": {}, "tree": {"plan": {"split_decodes": false}}})", "x");
+  EXPECT_FALSE(table.evaluate(batch(2, 1), llama()).split_decodes);
+  EXPECT_TRUE(LaunchPlan{}.split_decodes);  // a leaf that does not say: apart, as before the field
+}
+
+// 4 decodes of 1000 keys first, then 2 prefills of 256 tokens.
+BatchMetadata decodes_then_prefills() {
+  const SequenceTotals decodes = SequenceTotals::at_bounds(4, 4, 1, 1000);
+  const SequenceTotals prefills = SequenceTotals::at_bounds(2, 512, 256, 256);
+  return BatchMetadata(decodes, prefills, 4);
+}
+
+TEST(Planner, MixedBatchRunsItsDecodesApartWhereTheWholeBatchsLeafSays) {
+  const TuningTable table = TuningTable::parse(R"({
+    "arch": "test", "defaults": {"variant": "qblock", "block_m": 16, "team_size": 2, "vector_length": 1},
+    "tree": {"if": {"feature": "decode_share", "at_most": 0},
+             "then": {"name": "prefill", "plan": {}},
+             "else": {"if": {"feature": "decode_share", "at_most": 0.99},
+                      "then": {"name": "mixed", "plan": {"split_decodes": false, "tile_size": 64}},
+                      "else": {"name": "decode", "plan": {"variant": "split_kv", "tile_size": 256}}}}})",
+                                               "test");
+  AttentionOptions options;
+  options.tuning_table = &table;
+  const CallPlan fused = plan_call(decodes_then_prefills(), llama(), 2, false, options);
+  EXPECT_FALSE(fused.decodes);
+  EXPECT_EQ(fused.main.decodes_apart, 0);
+  EXPECT_EQ(fused.main.source, "table test: mixed");
+  options.split_decodes = true;  // the caller's override wins, as for the other fields
+  const CallPlan split = plan_call(decodes_then_prefills(), llama(), 2, false, options);
+  ASSERT_TRUE(split.decodes);
+  EXPECT_EQ(split.main.decodes_apart, 4);
+  EXPECT_EQ(split.decodes->variant, Variant::split_kv);
+  EXPECT_EQ(split.main.source, "table test: prefill");
+}
+
 TEST(TuningTable, ShippedTablesParse) {
   for (const char* arch : {"cpu", "h100"}) {
     const TuningTable* table = TuningTable::builtin(arch);

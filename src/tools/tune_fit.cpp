@@ -105,8 +105,10 @@ TuneData tune_data(const std::vector<nlohmann::json>& raw, const std::vector<std
   std::vector<Timed> timed;
   for (std::size_t f = 0; f < raw.size(); ++f) {
     const nlohmann::json& doc = raw[f];
-    if (f == 0) data.space_defaults = doc.at("space_defaults");
-    if (doc.at("space_defaults") != data.space_defaults)
+    nlohmann::json space_defaults = doc.at("space_defaults");
+    if (!space_defaults.contains("split_decodes")) space_defaults["split_decodes"] = true;  // sweeps before the field
+    if (f == 0) data.space_defaults = space_defaults;
+    if (space_defaults != data.space_defaults)
       throw std::invalid_argument(origins[f] + ": its space defaults differ from " + origins[0] + "'s");
     data.sweeps.push_back({{"file", origins[f]},        {"device", doc.value("device", "")},
                            {"date", doc.value("date", "")}, {"commit", doc.value("commit", nlohmann::json())},
@@ -150,11 +152,28 @@ TuneData tune_data(const std::vector<nlohmann::json>& raw, const std::vector<std
         if (result.first == "ok" || result.first == "pruned") result.second = std::log(result.second / best);
     }
   }
+  // The result that stands for `plan` on a sample. split_decodes only matters for a whole mixed
+  // batch (its sweep timed {"split_decodes": true} and each plan fused): there a plan that does not
+  // say false runs apart, as the split candidate did; elsewhere a plan is its fields without it.
+  const int split_candidate = plan_index.count(R"({"split_decodes":true})") ? plan_index.at(R"({"split_decodes":true})") : -1;
+  const auto stands_for = [&](const Timed& t, int plan) {
+    const nlohmann::json& o = data.plans[std::size_t(plan)];
+    const bool whole_mixed = split_candidate >= 0 && t.plans.count(split_candidate);
+    if (whole_mixed) return o.value("split_decodes", true) ? split_candidate : plan;
+    if (!o.contains("split_decodes")) return plan;
+    nlohmann::json fields = o;
+    fields.erase("split_decodes");
+    const auto found = plan_index.find(fields.dump());
+    return found == plan_index.end() ? plan : found->second;
+  };
   for (const Timed& t : timed) {
     const double pruned = std::log(t.prune), untimed = 2.0 * std::log(t.prune);
     std::vector<double> cost(data.plans.size(), untimed);
     std::vector<bool> rejected(data.plans.size(), false);
-    for (const auto& [plan, result] : t.plans) {
+    for (int plan = 0; plan < int(data.plans.size()); ++plan) {
+      const auto found = t.plans.find(stands_for(t, plan));
+      if (found == t.plans.end()) continue;
+      const auto& result = found->second;
       if (result.first == "ok") cost[std::size_t(plan)] = result.second;
       if (result.first == "pruned") cost[std::size_t(plan)] = std::max(result.second, pruned);
       rejected[std::size_t(plan)] = result.first == "rejected";

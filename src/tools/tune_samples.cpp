@@ -45,7 +45,8 @@ std::vector<TuneSample> tune_samples(const std::string& case_name, const HostPro
   const BatchMetadata batch = problem_batch_metadata(problem);
   if (!batch.decodes_lead()) return {{case_name, "whole", problem, batch}};
   const int decodes = batch.leading_decodes;  // the parts' metadata are exact when the decodes lead
-  return {{case_name + "[decodes]", "decodes", slice_sequences(problem, 0, decodes), batch.leading_decode_part()},
+  return {{case_name, "whole", problem, batch},
+          {case_name + "[decodes]", "decodes", slice_sequences(problem, 0, decodes), batch.leading_decode_part()},
           {case_name + "[rest]", "rest", slice_sequences(problem, decodes, problem.geometry.num_seqs - decodes),
            batch.after_leading_decodes()}};
 }

@@ -1,6 +1,7 @@
 // What `kattn tune sweep` times per scenario case: the batches the tuning table is asked about.
 // plan_call runs a mixed batch's leading decodes apart from the rest, each planned as the batch it
-// would be alone, so such a case gives two samples; any other case is one.
+// would be alone, where the whole batch's leaf says so (split_decodes): such a case gives three
+// samples, the whole batch (split or fused) and the two parts; any other case is one.
 #pragma once
 
 #include "kattn/kernels/batch_metadata.hpp"
@@ -12,7 +13,7 @@
 namespace kattn::cli {
 
 struct TuneSample {
-  std::string name;  // "<case>", or "<case>[decodes]" and "<case>[rest]"
+  std::string name;  // "<case>", and for a mixed case "<case>[decodes]" and "<case>[rest]"
   std::string part;  // "whole", "decodes", "rest"
   HostProblem problem;
   BatchMetadata batch;  // what the table is asked about this sample (the call's metadata of `problem`)

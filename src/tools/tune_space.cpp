@@ -98,6 +98,8 @@ SearchSpace parse_search_space(const std::string& json_text, const std::string& 
     fail(origin, "space", "needs \"defaults\" and a list \"groups\"");
   SearchSpace space;
   space.defaults = doc["defaults"];
+  if (space.defaults.is_object() && !space.defaults.contains("split_decodes"))
+    space.defaults["split_decodes"] = true;  // mixed batches' decodes apart unless a plan says not
   check_plan(space.defaults, origin, "defaults");
   for (const std::string& field : plan_field_names())
     if (!space.defaults.contains(field)) fail(origin, "defaults", "needs every plan field; '" + field + "' is missing");
@@ -147,9 +149,14 @@ std::string describe_plan(const nlohmann::json& plan) {
   static const std::map<std::string, std::string> words{{"tile_size", "tile"},    {"block_m", "bm"},
                                                         {"num_segments", "segs"}, {"team_size", "team"},
                                                         {"vector_length", "vl"},  {"grid_teams", "grid"}};
-  std::string text = plan.value("variant", "plan");
+  const bool apart = plan.value("split_decodes", false);  // a mixed batch's decodes apart, each part planned
+  std::string text = plan.value("variant", apart ? "decodes apart" : "plan");
   for (const std::string& field : plan_field_names())
-    if (field != "variant" && plan.contains(field)) text += " " + words.at(field) + " " + plan[field].dump();
+    if (field == "split_decodes") {
+      if (plan.contains(field) && !apart) text += " fused";
+    } else if (field != "variant" && plan.contains(field)) {
+      text += " " + words.at(field) + " " + plan[field].dump();
+    }
   return text;
 }
 

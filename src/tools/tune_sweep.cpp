@@ -26,10 +26,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The plan that ran, as the planner fitted it, and where it came from.
+// The plan that ran, as the planner fitted it, where it came from, and the leading decodes it ran
+// apart (a split call's main plan can equal a fused call's).
 nlohmann::json plan_json(const LaunchPlan& p) {
   nlohmann::json plan = launch_plan_json(p);
   plan["source"] = p.source;
+  plan["decodes_apart"] = p.decodes_apart;
   return plan;
 }
 
@@ -225,9 +227,18 @@ int tune_sweep_command(const SweepOptions& o) {
       AttentionOptions reference;
       reference.check_values = o.check_values;
       sweep.time_plan(device, reference, "planned", nullptr);
+      // A whole mixed batch: run apart (each part on the build's table, as the parts' samples fit
+      // it) or fused in one launch of each plan of the space.
+      const bool whole_mixed = sample.part == "whole" && sample.batch.decodes_lead();
+      if (whole_mixed) {
+        AttentionOptions split = reference;
+        split.split_decodes = true;
+        sweep.time_plan(device, split, "ok", {{"split_decodes", true}});
+      }
       reference.untuned = true;
       sweep.time_plan(device, reference, "untuned", nullptr);
-      for (const nlohmann::json& overrides : space.plans_for(sample.batch, p.geometry)) {
+      for (nlohmann::json overrides : space.plans_for(sample.batch, p.geometry)) {
+        if (whole_mixed) overrides["split_decodes"] = false;
         const TuningTable table = plan_table(space.defaults, overrides, space_path);
         AttentionOptions options;
         options.tuning_table = &table;

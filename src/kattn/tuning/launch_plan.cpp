@@ -91,6 +91,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   if (options.team_size) plan.team_size = *options.team_size;
   if (options.vector_length) plan.vector_length = *options.vector_length;
   if (options.grid_teams) plan.grid_teams = *options.grid_teams;
+  if (options.split_decodes) plan.split_decodes = *options.split_decodes;
 
   // Fit the plan to the kernels, the batch and the backend.
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
@@ -192,7 +193,9 @@ bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::
 
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
                    const AttentionOptions& options) {
-  if (batch.decodes_lead() && !options.variant) {
+  if (!batch.decodes_lead() || options.variant) return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
+  LaunchPlan whole = plan_launch(batch, g, element_bytes, tensor_core_operands, options);
+  if (whole.split_decodes) {
     CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
                    plan_launch(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
     // The parts launch on disjoint sequences (split_kv by token, the Q-block variants by the Q blocks
@@ -207,7 +210,7 @@ CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t el
       return split;
     }
   }
-  return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
+  return {whole, std::nullopt};
 }
 
 }  // namespace kattn

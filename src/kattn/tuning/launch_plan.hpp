@@ -46,6 +46,9 @@ struct LaunchPlan {
   bool tensor_cores = false;  // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   bool register_rows = false; // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
   bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: a team of 4 warps, head 128
+  // A batch whose decodes lead runs them apart, on a plan of their own (plan_call); false: the
+  // whole batch in one launch of this plan. A table leaf decides it by measurement (kattn tune).
+  bool split_decodes = true;
   std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
   int decodes_apart = 0;   // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
 
@@ -61,6 +64,7 @@ struct AttentionOptions {
   std::optional<int> team_size;
   std::optional<int> vector_length;
   std::optional<int> grid_teams;
+  std::optional<bool> split_decodes;
   const TuningTable* tuning_table = nullptr;  // default: the built-in table of this build's arch
   // Plan from the untuned defaults, ignoring every table: the baseline a tuned table is judged
   // against (`kattn bench --untuned`, `kattn tune`).
@@ -95,7 +99,8 @@ bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::
 
 // The launches of one call. A mixed batch whose decodes come first (vLLM's order) runs them apart,
 // as the decode batch they would be alone, and the other sequences as theirs: each part gets its
-// own plan, so neither slows the other. Forced variants and other orders run as one batch.
+// own plan, so neither slows the other, where the whole batch's plan says so (split_decodes: the
+// table's leaf for the whole batch, or the caller). Forced variants and other orders run as one batch.
 struct CallPlan {
   LaunchPlan main;                    // the whole batch, or the sequences after the leading decodes
   std::optional<LaunchPlan> decodes;  // the leading decodes' plan, when split

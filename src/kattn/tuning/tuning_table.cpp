@@ -44,6 +44,8 @@ void check_plan(const nlohmann::json& plan, const std::string& origin, const std
       } catch (const std::invalid_argument& e) {
         fail(origin, where, e.what());
       }
+    } else if (key == "split_decodes") {
+      if (!value.is_boolean()) fail(origin, where, "split_decodes must be true or false");
     } else if (!value.is_number_integer() || value.get<long long>() < (key == "grid_teams" ? 0 : 1)) {
       fail(origin, where, key + " must be a positive integer");
     }
@@ -76,13 +78,14 @@ void apply_plan_fields(const nlohmann::json& plan, LaunchPlan& out) {
   if (plan.contains("team_size")) out.team_size = plan["team_size"].get<int>();
   if (plan.contains("vector_length")) out.vector_length = plan["vector_length"].get<int>();
   if (plan.contains("grid_teams")) out.grid_teams = plan["grid_teams"].get<int>();
+  if (plan.contains("split_decodes")) out.split_decodes = plan["split_decodes"].get<bool>();
 }
 
 }  // namespace
 
 const std::vector<std::string>& plan_field_names() {
-  static const std::vector<std::string> names{"variant",   "tile_size",     "block_m",   "num_segments",
-                                              "team_size", "vector_length", "grid_teams"};
+  static const std::vector<std::string> names{"variant",   "tile_size",     "block_m",    "num_segments",
+                                              "team_size", "vector_length", "grid_teams", "split_decodes"};
   return names;
 }
 
