@@ -1,4 +1,4 @@
-// The autotuner's parts: the fit of the decision tree (on synthetic raw results), the search
+// The autotuner's parts: the fit of the decision tree (on synthetic raw results; mixed batches apart or fused), the search
 // space, and the samples a mixed batch gives.
 #include "kattn/kernels/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
@@ -59,6 +59,37 @@ cli::FitResult fit(const json& samples, int max_depth = 4, int min_leaf = 2) {
   options.max_depth = max_depth;
   options.min_leaf = min_leaf;
   return cli::fit_table(cli::tune_data({raw_doc(samples)}, {"raw"}), options);
+}
+
+// Whole mixed batches timed apart ({"split_decodes": true}) and fused (each plan with false), beside
+// prefills timed on the same plans without the field: one leaf serves both, a plan that does not
+// say false stands for the mixed batch apart, and where fused wins the leaf says false.
+TEST(TuneFit, MixedBatchesChooseApartOrFusedBesideThePlansOfOtherBatches) {
+  const json apart = {{"split_decodes", true}};
+  const json fused = {{"variant", "qblock"}, {"block_m", 64}, {"split_decodes", false}};
+  const json qblock64 = {{"variant", "qblock"}, {"block_m", 64}};
+  const json qblock16 = {{"variant", "qblock"}, {"block_m", 16}};
+  auto samples_where = [&](double apart_us, double fused_us) {
+    json samples = json::array();
+    for (int n = 1; n <= 3; ++n) {
+      samples.push_back(raw_sample("mixed" + std::to_string(n), {{"decode_share", 0.5}, {"num_seqs", 2 * n}},
+                                   {{apart, "ok", apart_us}, {fused, "ok", fused_us}}));
+      samples.push_back(raw_sample("prefill" + std::to_string(n), {{"num_seqs", 2 * n}},
+                                   {{qblock64, "ok", 10.0}, {qblock16, "ok", 20.0}}));
+    }
+    return samples;
+  };
+  const cli::FitResult split = fit(samples_where(50.0, 80.0), 0);  // one leaf for all six
+  EXPECT_NEAR(split.in_sample.geomean, 1.0, 1e-12);  // qblock bm 64: the prefills' best, the mixed batches apart
+  const TuningTable apart_table = TuningTable::parse(split.table.dump(), "fitted");
+  EXPECT_TRUE(apart_table.evaluate(BatchMetadata{}, Geometry{}).split_decodes);
+  EXPECT_EQ(apart_table.evaluate(BatchMetadata{}, Geometry{}).block_m, 64);
+
+  const cli::FitResult one_launch = fit(samples_where(80.0, 50.0), 0);
+  EXPECT_NEAR(one_launch.in_sample.geomean, 1.0, 1e-12);  // fused bm 64 is bm 64 for the prefills
+  const LaunchPlan leaf = TuningTable::parse(one_launch.table.dump(), "fitted").evaluate(BatchMetadata{}, Geometry{});
+  EXPECT_FALSE(leaf.split_decodes);
+  EXPECT_EQ(leaf.block_m, 64);
 }
 
 TEST(TuneFit, RecoversAPlantedSplit) {
