@@ -1,6 +1,7 @@
 // `kattn model calibrate` (docs/hardware-model.md): fits the hardware model's free parameters
 // (efficiencies and overheads) on the kattn results of bench JSON, with the plans the runs
-// recorded, and reports the relative error on the cases it did not fit.
+// recorded (apart or fused), against each case's median call, and reports the relative error on
+// the cases it did not fit.
 #include "kattn/core/dtype.hpp"
 #include "kattn/core/error.hpp"
 #include "kattn/io/json_file.hpp"
@@ -35,7 +36,7 @@ std::vector<Sample> samples_of(const std::string& path, const model::HardwareMod
     std::map<std::string, const nlohmann::json*> cases;
     for (const nlohmann::json& c : j.at("cases")) cases[c.at("name").get<std::string>()] = &c;
     for (const nlohmann::json& r : j.at("results")) {
-      if (!r.contains("mean_us") || !r.at("mean_us").is_number()) continue;
+      if (!r.contains("median_us") || !r.at("median_us").is_number()) continue;
       const nlohmann::json& c = *cases.at(r.at("case").get<std::string>());
       Sample s;
       s.file = path;
@@ -50,7 +51,8 @@ std::vector<Sample> samples_of(const std::string& path, const model::HardwareMod
       b.window_left = c.at("spec").value("window_left", -1);
       b.dtype = parse_dtype(r.at("dtype").get<std::string>());
       // The plan the run recorded; the leading decodes' plan (not recorded) as the model plans it.
-      s.plans = model::target_call_plan(b, hw);
+      const int apart = r.at("decodes_apart").get<int>();
+      s.plans = model::target_call_plan(b, hw, apart > 0);
       LaunchPlan& p = s.plans.main;
       p.variant = parse_variant(r.at("variant").get<std::string>());
       p.tile_size = r.at("tile_size").get<int>();
@@ -62,13 +64,13 @@ std::vector<Sample> samples_of(const std::string& path, const model::HardwareMod
       p.tensor_cores = r.at("tensor_cores").get<bool>();
       p.register_rows = r.at("register_rows").get<bool>();
       p.warpgroup_products = r.value("warpgroup_products", false);  // runs before the warpgroup products
-      p.decodes_apart = r.at("decodes_apart").get<int>();
+      p.decodes_apart = apart;
       if (p.decodes_apart == 0) s.plans.decodes.reset();
       if (p.decodes_apart > 0 && !s.plans.decodes) {
         fmt::print(stderr, "skipping {}: the run split off decodes the model's planner does not\n", s.name);
         continue;
       }
-      s.measured_us = r.at("mean_us").get<double>();
+      s.measured_us = r.at("median_us").get<double>();
       s.fit = !fit_marker.empty() && s.name.find(fit_marker) != std::string::npos;
       out.push_back(std::move(s));
     }

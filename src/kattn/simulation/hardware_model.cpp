@@ -376,7 +376,7 @@ void check_shape(const BatchShape& b) {
 
 }  // namespace
 
-CallPlan target_call_plan(const BatchShape& b, const HardwareModel& hw) {
+CallPlan target_call_plan(const BatchShape& b, const HardwareModel& hw, std::optional<bool> split_decodes) {
   check_shape(b);
   const TuningTable* table = TuningTable::builtin(hw.tuning_table);
   if (!table) throw std::invalid_argument("hardware model " + hw.arch + ": no built-in tuning table '" +
@@ -384,6 +384,7 @@ CallPlan target_call_plan(const BatchShape& b, const HardwareModel& hw) {
   AttentionOptions options;
   options.tuning_table = table;
   options.check_values = false;
+  options.split_decodes = split_decodes;
   const int n = int(b.query_lens.size());
   const BatchMetadata all = metadata_of(b, 0, n);
   const Geometry g = geometry_of(b);

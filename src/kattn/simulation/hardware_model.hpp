@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,8 +111,10 @@ double launch_us(const LaunchCost& cost, const HardwareModel& hw);
 
 // The plans kattn would pick for this batch on `hw`: plan_call with the architecture's tuning
 // table, refitted to the target (team shape from the table, tensor-core and register-row paths
-// by the target's rules, static grids from its compute units) when hw.gpu.
-CallPlan target_call_plan(const BatchShape& batch, const HardwareModel& hw);
+// by the target's rules, static grids from its compute units) when hw.gpu. `split_decodes`
+// overrides the table's choice for a mixed batch (a run recorded apart or fused).
+CallPlan target_call_plan(const BatchShape& batch, const HardwareModel& hw,
+                          std::optional<bool> split_decodes = std::nullopt);
 
 // The predicted time of a call with these plans (main over the sequences after the leading
 // plan.main.decodes_apart decodes, decodes over those), host overhead included.
