@@ -1,5 +1,6 @@
 // Tuning tables and the planner: parsing, evaluation, overrides and fitting to scratch limits.
 #include "kattn/core/error.hpp"
+#include "kattn/core/team_scratch_cap.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
@@ -133,7 +134,7 @@ TEST(Planner, OverridesWinAndPlansFitScratch) {
   EXPECT_EQ(plan.variant, Variant::qblock_static);
   EXPECT_EQ(plan.block_m % g.queries_per_kv(), 0);
   EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)),
-            std::size_t(Kokkos::TeamPolicy<ExecutionSpace>::scratch_size_max(0)));
+            kokkos_team_scratch_max());
   EXPECT_GT(plan.grid_teams, 0);
 }
 

@@ -7,6 +7,7 @@
 
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/stream_instance.hpp"
+#include "kattn/core/team_scratch_cap.hpp"
 
 #include <Kokkos_Graph.hpp>
 
@@ -22,7 +23,9 @@ struct EagerLaunches {
 
   template <class Functor>
   void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) const {
-    Kokkos::parallel_for(name, light_weight(policy), functor);
+    const auto launch = light_weight(policy);
+    allow_team_scratch(launch, functor);
+    Kokkos::parallel_for(name, launch, functor);
   }
 };
 
@@ -34,6 +37,7 @@ struct GraphLaunches {
   // hint of eager launches has nothing to avoid here.
   template <class Functor>
   void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) {
+    allow_team_scratch_in_graph(policy, functor);
     last = last.then_parallel_for(name, policy, functor);
   }
 

@@ -120,7 +120,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       const bool aligned = kv_rows_aligned(args);
       const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
       const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                                             sizeof(Cache), std::size_t(TeamPolicy::scratch_size_max(0)));
+                                             sizeof(Cache), kokkos_team_scratch_max());
       if (stages == 0) throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
       TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
       policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size,
@@ -140,7 +140,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
   }
   const std::optional<SplitKvShape> shape =
       split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments, sizeof(Cache),
-                     std::size_t(TeamPolicy::scratch_size_max(0)));
+                     kokkos_team_scratch_max());
   if (!shape) throw NotSupported("split_kv variant: the plan's tiles do not fit in team scratch");  // the planner fits them
   TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
@@ -194,9 +194,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
+        // The warpgroup kernel double-buffers its tiles where the backend's team scratch takes
+        // them (on CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        const bool deep = decltype(warpgroup)::value && Kernel::scratch_bytes(g.head_size, true) <= team_scratch_limit();
         launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
-                      aligned, tile_copy, rows_out},
-               Kernel::scratch_bytes(g.head_size));
+                      aligned, tile_copy, rows_out, deep},
+               Kernel::scratch_bytes(g.head_size, deep));
         return true;
       };
       if constexpr (warpgroup_mma_available()) {

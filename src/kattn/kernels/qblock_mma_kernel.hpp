@@ -9,7 +9,10 @@
 // on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
 // QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
 // team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
-// that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own.
+// that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own. Where the team
+// scratch takes them (deep_tiles: 87 KB at head 128, past Kokkos 4.6's cap by
+// core/team_scratch_cap.hpp), it double-buffers: Q, K(0) and V(0) copied at once, then K(t + 1)
+// and V(t + 1) a whole step ahead, one barrier a tile.
 #pragma once
 
 #include "kattn/kernels/qblock_item.hpp"
@@ -44,19 +47,21 @@ struct QBlockMmaKernel {
   bool aligned;    // cache and query rows allow 16-byte loads (lane_chunks_aligned)
   bool tile_copy;  // TileCopy applies (HeadSize > 0 only)
   bool rows_out;   // 16-bit output whose rows allow 16-byte stores: written through scratch
+  bool deep_tiles;  // two K and two V tiles and the Q rows apart (register_rows_scratch_bytes' deep)
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
-  static std::size_t scratch_bytes(int head_size) {
-    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign);
+  static std::size_t scratch_bytes(int head_size, bool deep) {
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, deep);
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(2 * tile_bytes(head_size()), kTileAlign));
+    const int buffers = deep_tiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
@@ -78,8 +83,14 @@ struct QBlockMmaKernel {
     const int lane = warp_lane(), warp = team.team_rank();
     const int row0 = warp * kFragmentRows;
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
-    Cache* const k_tile = tiles;
-    Cache* const v_tile = tiles + kFragmentTileKeys * stride;
+    // Buffers of a tile each: K, V (one each; Q rows through V), or K, K', V, V', Q (deep: tile t
+    // in the first of each pair when t - tile_begin is even).
+    const int tile_elements = kFragmentTileKeys * stride;
+    const auto k_buffer = [&](int tile) { return tiles + (deep_tiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements; };
+    const auto v_buffer = [&](int tile) {
+      return tiles + (deep_tiles ? 2 + ((tile - it.tile_begin) & 1) : 1) * tile_elements;
+    };
+    Cache* const q_rows = tiles + (deep_tiles ? 4 : 1) * tile_elements;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
@@ -101,23 +112,27 @@ struct QBlockMmaKernel {
                       to);
       team_stage_commit();
     };
-    // The block's Q rows go through the V buffer, beside the first K tile's copies.
+    // The block's Q rows (through the V buffer unless deep) beside the first K tile's copies (and
+    // the first V tile's, deep).
     const Cache* q_base = args.q.data();
     team_stage_rows_at(
         team,
         [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; },
-        valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, v_tile);
+        valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
     // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
     const auto copies_done = [] {
       team_stage_wait(0);
       if constexpr (Warpgroup) warpgroup_tile_ready();
     };
-    if (it.tile_begin < it.tile_end) stage(false, it.tile_begin, k_tile);
+    if (it.tile_begin < it.tile_end) {
+      stage(false, it.tile_begin, k_buffer(it.tile_begin));
+      if (deep_tiles) stage(true, it.tile_begin, v_buffer(it.tile_begin));
+    }
     team_stage_commit();
     copies_done();
     team.team_barrier();
     WarpRowFragments<kMaxHead> f;
-    warp_load_q<Cache>(f, v_tile + row0 * stride, stride, head_size);
+    warp_load_q<Cache>(f, q_rows + row0 * stride, stride, head_size);
 
     // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four).
 KATTN_UNROLL
@@ -141,9 +156,18 @@ KATTN_UNROLL
     const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
 
     for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+      Cache* const k_tile = k_buffer(tile);
+      Cache* const v_tile = v_buffer(tile);
       if (tile > it.tile_begin) copies_done();
-      team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
-      stage(true, tile, v_tile);
+      // K(tile) is in (deep: and V(tile)); every warp is done with V(tile - 1) (or with its Q rows),
+      // deep: with K(tile - 1) and V(tile - 1), whose buffers take tile + 1 a whole step ahead.
+      team.team_barrier();
+      if (!deep_tiles) {
+        stage(true, tile, v_tile);
+      } else if (tile + 1 < it.tile_end) {
+        stage(false, tile + 1, k_buffer(tile + 1));
+        stage(true, tile + 1, v_buffer(tile + 1));
+      }
       const int first = it.first_key + tile * kFragmentTileKeys;
       const bool computes =
           Warpgroup ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
@@ -174,9 +198,11 @@ KATTN_UNROLL
         }
         warp_softmax_step(f, s, score_scale);
       }
-      copies_done();
-      team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
-      if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
+      if (!deep_tiles) {
+        copies_done();
+        team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
+        if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
+      }
       if (computes) {
         if constexpr (Warpgroup) warpgroup_accumulate<Cache>(f, s, v_tile);
         else warp_accumulate<Cache>(f, s, v_tile, stride, head_size);

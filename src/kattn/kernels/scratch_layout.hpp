@@ -141,9 +141,13 @@ inline int split_kv_mma_stages(int warps, int partition_size, int block_size, in
 }
 
 // Register-row Q-block kernel (QBlockMmaKernel): one K and one V tile of kFragmentTileKeys keys,
-// `align`-aligned (the warpgroup products' swizzle needs more than 16 bytes).
-inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align) {
-  return 2 * std::size_t(kFragmentTileKeys) * std::size_t(fragment_tile_stride(head_size)) * element_bytes + align;
+// or, double-buffered (`deep`), two of each and the Q rows (as many as a tile's keys), in buffers
+// of one tile each, `align`-aligned (the warpgroup products' swizzle needs more than 16 bytes).
+constexpr int kRegisterRowBuffers = 2, kRegisterRowDeepBuffers = 5;
+inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align,
+                                               bool deep = false) {
+  const std::size_t buffers = deep ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
+  return buffers * std::size_t(kFragmentTileKeys) * std::size_t(fragment_tile_stride(head_size)) * element_bytes + align;
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

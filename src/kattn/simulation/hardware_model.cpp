@@ -58,7 +58,9 @@ KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& pat
                                                   {"qblock_register_rows", &r.qblock_register_rows},
                                                   {"qblock_warpgroup", &r.qblock_warpgroup},
                                                   {"baseline", &r.baseline}};
-  for (const auto& [name, value] : v.items()) {
+  for (const auto& entry : v.items()) {
+    const std::string name = entry.key();
+    const nlohmann::json& value = entry.value();
     const auto* k = std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return name == e.first; });
     if (k == std::end(kernels)) throw FileFormatError(path, "field 'kernel_registers' names an unknown kernel '" + name + "'");
     if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() > 255)

@@ -1,6 +1,7 @@
 #include "kattn/tuning/launch_plan.hpp"
 
 #include "kattn/core/error.hpp"
+#include "kattn/core/team_scratch_cap.hpp"
 #include "kattn/kernels/scratch_layout.hpp"
 #include "kattn/tiles/tile_mma.hpp"
 #include "kattn/tiles/warp_fragments.hpp"
@@ -102,7 +103,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   plan.num_segments = std::max(plan.num_segments, 1);
   const int q_per_kv = g.queries_per_kv();
   plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
-  const std::size_t scratch_limit = std::size_t(Policy::scratch_size_max(0));
+  const std::size_t scratch_limit = kokkos_team_scratch_max();
   // A tensor-core product needs whole warps (wavefronts): one Kokkos thread of that many lanes.
   plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == tensor_core_lanes() &&
                       plan.variant != Variant::baseline && plan.variant != Variant::split_kv;

@@ -1,0 +1,112 @@
+// Team scratch beyond 48 KB on CUDA with Kokkos 4.6.
+//
+// A CUDA block gets 48 KB of shared memory unless its kernel opts into more (an H100 block may
+// take 227 KB: sharedMemPerBlockOptin, with cudaFuncAttributeMaxDynamicSharedMemorySize set on
+// the kernel). Kokkos 4.6 checks every team's scratch against the 48 KB and never opts in, so its
+// TeamPolicy::scratch_size_max(0) is 40,936 bytes. Later Kokkos releases do both steps themselves
+// (kokkos/kokkos#9012: the checks against the opt-in size, the attribute set before a launch that
+// needs it); on 4.6 this header does them for kattn's launches:
+//   kokkos_team_scratch_max()      Kokkos' own cap, as before any lift: what the planner fits every
+//                                  variant's tiles to (no plan depends on the lift);
+//   team_scratch_limit()           what a team may ask for (Kokkos is initialised): lifts Kokkos'
+//                                  check once (its copy of the device's properties takes the opt-in
+//                                  size), then Kokkos' scratch_size_max(0): the register-row kernel
+//                                  (QBlockMmaKernel) double-buffers its tiles where they fit;
+//   allow_team_scratch(policy, f)  before each launch of a functor type (allow_team_scratch_in_graph
+//                                  for a graph node): its kernel, as Kokkos will launch it, may take
+//                                  that much dynamically.
+// Elsewhere (host backends, HIP, other Kokkos versions) the lift and the opt-in do nothing and
+// both limits are Kokkos' cap.
+// The lifted check is process-wide: another library's Kokkos kernel that asks for more than
+// 48 KB now passes Kokkos' check and fails at its launch instead (docs/design.md).
+#pragma once
+
+#include "kattn/core/execution_space.hpp"
+
+#include <cstddef>
+
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION / 100 == 406
+#define KATTN_LIFT_TEAM_SCRATCH_CAP 1
+#include <Kokkos_Graph.hpp>
+#endif
+
+namespace kattn {
+
+#ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
+namespace scratch_cap_detail {
+using Kokkos::Impl::Experimental::CudaLaunchMechanism;
+
+// The kernel Kokkos launches a ParallelFor of this policy and functor through by `Mechanism`.
+template <class Policy, class Functor, CudaLaunchMechanism Mechanism>
+auto kernel_of() {
+  using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+  return Kokkos::Impl::CudaParallelLaunchKernelFunc<Driver, typename Policy::launch_bounds, Mechanism>::get_kernel_func();
+}
+
+template <class Kernel>
+void allow_opt_in_size(Kernel kernel) {
+  const cudaDeviceProp& device = Kokkos::Impl::CudaInternal::m_deviceProp;
+  cudaFuncAttributes attributes;
+  KOKKOS_IMPL_CUDA_SAFE_CALL(cudaFuncGetAttributes(&attributes, kernel));
+  const int dynamic_bytes = int(device.sharedMemPerBlockOptin) - int(attributes.sharedSizeBytes);
+  if (dynamic_bytes > attributes.maxDynamicSharedSizeBytes)
+    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_bytes));
+}
+
+// Kokkos sizes a team (team_size_max) by the kernel of the mechanism it deduces, and launches a
+// graph node of a constant-memory functor from global memory: both kernels may take it.
+template <bool InGraph, class Policy, class Functor>
+void allow(const Policy&, const Functor&) {
+  if constexpr (std::is_same_v<typename Policy::execution_space, Kokkos::Cuda>) {
+    using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+    constexpr CudaLaunchMechanism deduced = Kokkos::Impl::DeduceCudaLaunchMechanism<Driver>::launch_mechanism;
+    static const bool allowed = [] {
+      allow_opt_in_size(kernel_of<Policy, Functor, deduced>());
+      if constexpr (InGraph && deduced == CudaLaunchMechanism::ConstantMemory)
+        allow_opt_in_size(kernel_of<Policy, Functor, CudaLaunchMechanism::GlobalMemory>());
+      return true;
+    }();
+    (void)allowed;
+  }
+}
+}  // namespace scratch_cap_detail
+#endif
+
+inline std::size_t kokkos_team_scratch_max() {
+  static const std::size_t cap = std::size_t(TeamPolicy::scratch_size_max(0));
+  return cap;
+}
+
+inline std::size_t team_scratch_limit() {
+  (void)kokkos_team_scratch_max();  // Kokkos' own cap, recorded before the lift
+#ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
+  static const bool lifted = [] {
+    cudaDeviceProp& device = Kokkos::Impl::CudaInternal::m_deviceProp;
+    if (device.sharedMemPerBlockOptin > device.sharedMemPerBlock) device.sharedMemPerBlock = device.sharedMemPerBlockOptin;
+    return true;
+  }();
+  (void)lifted;
+#endif
+  return std::size_t(TeamPolicy::scratch_size_max(0));
+}
+
+template <class Policy, class Functor>
+void allow_team_scratch(const Policy& policy, const Functor& functor) {
+#ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
+  scratch_cap_detail::allow<false>(policy, functor);
+#else
+  (void)policy, (void)functor;
+#endif
+}
+
+// The same for a launch as a node of a Kokkos graph (then_parallel_for), whose policy type differs.
+template <class Policy, class Functor>
+void allow_team_scratch_in_graph(const Policy& policy, const Functor& functor) {
+#ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
+  scratch_cap_detail::allow<true>(Kokkos::Experimental::require(policy, Kokkos::Impl::KernelInGraphProperty{}), functor);
+#else
+  (void)policy, (void)functor;
+#endif
+}
+
+}  // namespace kattn
