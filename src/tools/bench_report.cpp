@@ -52,7 +52,8 @@ nlohmann::json launch_plan_json(const LaunchPlan& p) {
           {"grid_teams", p.grid_teams},
           {"tensor_cores", p.tensor_cores},
           {"register_rows", p.register_rows},
-          {"warpgroup_products", p.warpgroup_products}};
+          {"warpgroup_products", p.warpgroup_products},
+          {"deep_tiles", p.deep_tiles}};
 }
 
 BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)

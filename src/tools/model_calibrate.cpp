@@ -64,6 +64,7 @@ std::vector<Sample> samples_of(const std::string& path, const model::HardwareMod
       p.tensor_cores = r.at("tensor_cores").get<bool>();
       p.register_rows = r.at("register_rows").get<bool>();
       p.warpgroup_products = r.value("warpgroup_products", false);  // runs before the warpgroup products
+      p.deep_tiles = r.value("deep_tiles", false);                  // runs before the double buffers
       p.decodes_apart = apart;
       if (p.decodes_apart == 0) s.plans.decodes.reset();
       if (p.decodes_apart > 0 && !s.plans.decodes) {

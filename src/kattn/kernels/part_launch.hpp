@@ -194,9 +194,10 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
-        // The warpgroup kernel double-buffers its tiles where the backend's team scratch takes
-        // them (on CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
-        const bool deep = decltype(warpgroup)::value && Kernel::scratch_bytes(g.head_size, true) <= team_scratch_limit();
+        // The warpgroup kernel double-buffers its tiles where the plan asks and the backend's team
+        // scratch takes them (on CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        const bool deep = decltype(warpgroup)::value && plan.deep_tiles &&
+                          Kernel::scratch_bytes(g.head_size, true) <= team_scratch_limit();
         launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
                       aligned, tile_copy, rows_out, deep},
                Kernel::scratch_bytes(g.head_size, deep));

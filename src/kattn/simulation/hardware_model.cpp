@@ -102,7 +102,8 @@ double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_by
     case Variant::baseline: return double(baseline_scratch_bytes(plan.tile_size, b.head_size));
     default:
       if (plan.register_rows)
-        return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16));
+        return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16,
+                                                  plan.deep_tiles));
       return double(qblock_scratch_bytes(plan.block_m, plan.tile_size, b.head_size, eb));
   }
 }
@@ -323,6 +324,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
   plan.team_size = std::max(leaf.team_size, 1);
   plan.vector_length = std::max(leaf.vector_length, 1);
   plan.register_rows = false;
+  plan.deep_tiles = false;
   plan.warpgroup_products = false;
   if (plan.variant == Variant::split_kv) {
     plan.tile_size = std::max(leaf.tile_size, 1);
@@ -355,6 +357,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
       qpk <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     plan.register_rows = true;
     plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
+    plan.deep_tiles = plan.warpgroup_products && deep_tiles_pay(part);
     plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
