@@ -188,27 +188,29 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
       // Llama-class head 128 at compile time, others as they come; the warpgroup products where
       // the plan chose them and their tile copy takes the cache (else the warps' products).
-      const auto launch_mma = [&](auto head_size, auto warpgroup) {
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep) {
         using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value,
-                                       decltype(warpgroup)::value>;
+                                       decltype(warpgroup)::value, decltype(deep)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
-        // The warpgroup kernel double-buffers its tiles where the plan asks and the backend's team
-        // scratch takes them (on CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
-        const bool deep = decltype(warpgroup)::value && plan.deep_tiles &&
-                          Kernel::scratch_bytes(g.head_size, true) <= team_scratch_limit();
         launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
-                      aligned, tile_copy, rows_out, deep},
-               Kernel::scratch_bytes(g.head_size, deep));
+                      aligned, tile_copy, rows_out},
+               Kernel::scratch_bytes(g.head_size));
         return true;
       };
+      using Head128 = std::integral_constant<int, 128>;
       if constexpr (warpgroup_mma_available()) {
+        // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
+        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        const bool deep = plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign,
+                                                                          true) <= team_scratch_limit();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
-          launched = launch_mma(std::integral_constant<int, kWarpgroupHead>{}, std::true_type{});
+          launched = deep ? launch_mma(Head128{}, std::true_type{}, std::true_type{})
+                          : launch_mma(Head128{}, std::true_type{}, std::false_type{});
       }
-      if (!launched && g.head_size == 128) launched = launch_mma(std::integral_constant<int, 128>{}, std::false_type{});
-      if (!launched) launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{});
+      if (!launched && g.head_size == 128) launched = launch_mma(Head128{}, std::false_type{}, std::false_type{});
+      if (!launched) launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{});
     }
   }
   if (!launched)

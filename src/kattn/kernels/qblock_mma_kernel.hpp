@@ -26,10 +26,13 @@ namespace kattn {
 
 // HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
-// kWarpgroupHead, 4 warps, tile_copy).
-template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false>
+// kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and two V tiles and the Q rows apart
+// (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
+template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false>
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
+  static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
+  static constexpr bool deep_tiles = DeepTiles;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
@@ -47,20 +50,19 @@ struct QBlockMmaKernel {
   bool aligned;    // cache and query rows allow 16-byte loads (lane_chunks_aligned)
   bool tile_copy;  // TileCopy applies (HeadSize > 0 only)
   bool rows_out;   // 16-bit output whose rows allow 16-byte stores: written through scratch
-  bool deep_tiles;  // two K and two V tiles and the Q rows apart (register_rows_scratch_bytes' deep)
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
-  static std::size_t scratch_bytes(int head_size, bool deep) {
-    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, deep);
+  static std::size_t scratch_bytes(int head_size) {
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles);
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const int buffers = deep_tiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
+    constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
     auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
@@ -126,7 +128,7 @@ struct QBlockMmaKernel {
     };
     if (it.tile_begin < it.tile_end) {
       stage(false, it.tile_begin, k_buffer(it.tile_begin));
-      if (deep_tiles) stage(true, it.tile_begin, v_buffer(it.tile_begin));
+      if constexpr (DeepTiles) stage(true, it.tile_begin, v_buffer(it.tile_begin));
     }
     team_stage_commit();
     copies_done();
@@ -162,7 +164,7 @@ KATTN_UNROLL
       // K(tile) is in (deep: and V(tile)); every warp is done with V(tile - 1) (or with its Q rows),
       // deep: with K(tile - 1) and V(tile - 1), whose buffers take tile + 1 a whole step ahead.
       team.team_barrier();
-      if (!deep_tiles) {
+      if constexpr (!DeepTiles) {
         stage(true, tile, v_tile);
       } else if (tile + 1 < it.tile_end) {
         stage(false, tile + 1, k_buffer(tile + 1));
@@ -198,7 +200,7 @@ KATTN_UNROLL
         }
         warp_softmax_step(f, s, score_scale);
       }
-      if (!deep_tiles) {
+      if constexpr (!DeepTiles) {
         copies_done();
         team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
         if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
