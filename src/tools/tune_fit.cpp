@@ -155,7 +155,8 @@ TuneData tune_data(const std::vector<nlohmann::json>& raw, const std::vector<std
   // The result that stands for `plan` on a sample. split_decodes only matters for a whole mixed
   // batch (its sweep timed {"split_decodes": true} and each plan fused): there a plan that does not
   // say false runs apart, as the split candidate did; elsewhere a plan is its fields without it.
-  const int split_candidate = plan_index.count(R"({"split_decodes":true})") ? plan_index.at(R"({"split_decodes":true})") : -1;
+  const auto apart = plan_index.find(nlohmann::json{{"split_decodes", true}}.dump());
+  const int split_candidate = apart == plan_index.end() ? -1 : apart->second;
   const auto stands_for = [&](const Timed& t, int plan) {
     const nlohmann::json& o = data.plans[std::size_t(plan)];
     const bool whole_mixed = split_candidate >= 0 && t.plans.count(split_candidate);

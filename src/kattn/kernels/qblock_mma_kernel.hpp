@@ -10,7 +10,7 @@
 // QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
 // team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
 // that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own. Where the team
-// scratch takes them (deep_tiles: 87 KB at head 128, past Kokkos 4.6's cap by
+// scratch takes them (DeepTiles: 87 KB at head 128, past Kokkos 4.6's cap by
 // core/team_scratch_cap.hpp), it double-buffers: Q, K(0) and V(0) copied at once, then K(t + 1)
 // and V(t + 1) a whole step ahead, one barrier a tile.
 #pragma once
@@ -32,7 +32,6 @@ template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgr
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
-  static constexpr bool deep_tiles = DeepTiles;
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
@@ -88,11 +87,11 @@ struct QBlockMmaKernel {
     // Buffers of a tile each: K, V (one each; Q rows through V), or K, K', V, V', Q (deep: tile t
     // in the first of each pair when t - tile_begin is even).
     const int tile_elements = kFragmentTileKeys * stride;
-    const auto k_buffer = [&](int tile) { return tiles + (deep_tiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements; };
+    const auto k_buffer = [&](int tile) { return tiles + (DeepTiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements; };
     const auto v_buffer = [&](int tile) {
-      return tiles + (deep_tiles ? 2 + ((tile - it.tile_begin) & 1) : 1) * tile_elements;
+      return tiles + (DeepTiles ? 2 + ((tile - it.tile_begin) & 1) : 1) * tile_elements;
     };
-    Cache* const q_rows = tiles + (deep_tiles ? 4 : 1) * tile_elements;
+    Cache* const q_rows = tiles + (DeepTiles ? 4 : 1) * tile_elements;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};

@@ -14,8 +14,8 @@
 
 namespace kattn {
 
-// Double-buffered tiles pay where an item has many (H100, 2026-11-25: 3-4 % on prefills of 4k
-// keys and more, 1-3 % lost on items of 64-256 keys, where the deeper scratch shrinks the L1).
+// Double-buffered tiles pay where an item has many (H100, 2026-11-25: 4-9 % on prefills and chunks
+// of 4k keys and more; items of 64-256 keys lost 1-3 % when every launch took them, 4d47f8f).
 bool deep_tiles_pay(const BatchMetadata& batch) { return batch.max_visible_keys() > 1024; }
 
 std::string_view to_string(Variant variant) {
