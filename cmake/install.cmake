@@ -8,10 +8,12 @@ install(TARGETS kattn EXPORT kattnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The headers of the library's sources; io/ and workload/ belong to kattn_tools, which is not installed.
-install(FILES src/kattn/attention.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kattn)
-install(DIRECTORY src/kattn/c_api src/kattn/core src/kattn/kernels src/kattn/oracle src/kattn/problem
-                  src/kattn/tiles src/kattn/tuning
+# The public headers: the API and what it names. detail/ (kernels, tile primitives, launches) is
+# compiled into the library and not installed; harness/, io/, workload/ and simulation/ belong to
+# kattn_tools, which is not installed either.
+install(FILES src/kattn/attention.hpp src/kattn/workspace.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kattn)
+install(DIRECTORY src/kattn/batch src/kattn/c_api src/kattn/core src/kattn/oracle src/kattn/problem
+                  src/kattn/tuning
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kattn
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 

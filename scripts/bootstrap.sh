@@ -9,7 +9,8 @@ set -euo pipefail
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev libhdf5-dev hdf5-tools
           libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev nlohmann-json3-dev libfmt-dev
           python3-h5py python3-numpy
-          clang libclang-rt-14-dev libomp-14-dev)  # preset fuzz: libFuzzer, sanitizers, OpenMP for clang
+          clang libclang-rt-14-dev libomp-14-dev  # preset fuzz: libFuzzer, sanitizers, OpenMP for clang
+          clang-format)                           # ctest ClangFormat: the tree as .clang-format writes it
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

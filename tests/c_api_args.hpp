@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kattn/c_api/kattn.h"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 
 #include <algorithm>
 
@@ -10,10 +10,14 @@ namespace kattn::test {
 
 inline std::int32_t dtype_code(DType dtype) {
   switch (dtype) {
-    case DType::fp32: return KATTN_DTYPE_FP32;
-    case DType::fp16: return KATTN_DTYPE_FP16;
-    case DType::bf16: return KATTN_DTYPE_BF16;
-    case DType::fp8_e4m3: return KATTN_DTYPE_FP8_E4M3;
+    case DType::fp32:
+      return KATTN_DTYPE_FP32;
+    case DType::fp16:
+      return KATTN_DTYPE_FP16;
+    case DType::bf16:
+      return KATTN_DTYPE_BF16;
+    case DType::fp8_e4m3:
+      return KATTN_DTYPE_FP8_E4M3;
   }
   return -1;
 }

@@ -2,15 +2,15 @@
 // through a random variant and plan and judged by the oracle. A failing case is written to an
 // HDF5 problem file for `kattn validate`. Quick tier in CI (ctest), long tier by flag; the vLLM
 // tier draws the shapes and features of vLLM's own kernel tests (random_problems.hpp).
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/io/reference_file.hpp"
-#include "kattn/kernels/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "random_problems.hpp"
 
+#include <fmt/core.h>
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
-#include <fmt/core.h>
 
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);

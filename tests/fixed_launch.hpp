@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
-#include "kattn/tiles/tile_mma.hpp"
+#include "kattn/detail/tiles/tile_mma.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
 namespace kattn::test {

@@ -49,10 +49,18 @@ inline HostProblem random_problem(std::uint64_t seed, const RandomSizes& sizes =
     const int seq_len = 1 + pick(sizes.max_seq_len);
     int query_len;
     switch (pick(5)) {
-      case 0: query_len = 1; break;                   // decode
-      case 1: query_len = seq_len; break;             // prefill, empty context
-      case 2: query_len = 0; break;                   // no new tokens
-      default: query_len = 1 + pick(seq_len); break;  // chunked prefill with context
+      case 0:
+        query_len = 1;
+        break;  // decode
+      case 1:
+        query_len = seq_len;
+        break;  // prefill, empty context
+      case 2:
+        query_len = 0;
+        break;  // no new tokens
+      default:
+        query_len = 1 + pick(seq_len);
+        break;  // chunked prefill with context
     }
     spec.sequences.push_back({seq_len, query_len});
   }
@@ -78,7 +86,8 @@ inline HostProblem vllm_problem(std::uint64_t seed, int prefills = 1) {
   spec.seed = seed;
   spec.dtype = DType::bf16;
   switch (pick(3)) {
-    case 0: break;
+    case 0:
+      break;
     case 1:
       spec.features.fp8_kv_cache = true;
       spec.features.k_scale = 0.5f;

@@ -22,8 +22,8 @@ struct CliResult {
 // `directory`: the working directory to run it in (empty: this process's).
 inline CliResult run_cli_in(const std::string& directory, const std::string& arguments) {
   // The command's output goes through a file of this process's own (temp_files.hpp), one a test.
-  const std::string log = temp_path("kattn_cli_" +
-                                    std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
+  const std::string log =
+      temp_path("kattn_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".log");
   const std::string command = (directory.empty() ? "" : "cd '" + directory + "' && ") + std::string(KATTN_CLI_PATH) +
                               " " + arguments + " > " + log + " 2>&1";
   const int status = std::system(command.c_str());

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kattn/core/dtype.hpp"
-#include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/problem/attention_inputs.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/workload/generator.hpp"
 

@@ -125,7 +125,7 @@ TEST(CApi, StridedCachesOfOneTensorMatchOracle) {
   const Geometry& g = p.geometry;
   auto d = upload_problem<float, float, float>(p);
   Kokkos::View<float*****, Kokkos::LayoutRight, MemorySpace> kv("kv", g.num_blocks, 2, g.block_size, g.num_kv_heads,
-                                                                 g.head_size);
+                                                                g.head_size);
   const auto k = Kokkos::subview(kv, Kokkos::ALL, 0, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL);
   const auto v = Kokkos::subview(kv, Kokkos::ALL, 1, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL);
   Kokkos::deep_copy(k, d.inputs.k_cache);
@@ -187,8 +187,12 @@ INSTANTIATE_TEST_SUITE_P(
                 KATTN_ERROR_NOT_SUPPORTED, "out_dtype"},
         BadArgs{"negative_tokens", [](kattn_attention_args& a) { a.num_tokens = -1; }, KATTN_ERROR_INVALID_ARGUMENT,
                 "num_tokens"},
-        BadArgs{"heads_not_multiple", [](kattn_attention_args& a) { a.num_q_heads = 3; a.q_strides[0] = 3 * 64;
-                                                                    a.out_strides[0] = 3 * 64; },
+        BadArgs{"heads_not_multiple",
+                [](kattn_attention_args& a) {
+                  a.num_q_heads = 3;
+                  a.q_strides[0] = 3 * 64;
+                  a.out_strides[0] = 3 * 64;
+                },
                 KATTN_ERROR_INVALID_ARGUMENT, "num_q_heads"},
         BadArgs{"null_q", [](kattn_attention_args& a) { a.q = nullptr; }, KATTN_ERROR_INVALID_ARGUMENT, "q"},
         BadArgs{"null_block_table", [](kattn_attention_args& a) { a.block_table = nullptr; },
@@ -225,13 +229,14 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(CApiChecks, InvalidSeqLensValue) {
   HostProblem p = mixed_problem(DType::fp32);
   p.seq_lens[1] = 4;  // shorter than its 5 new tokens
-  expect_rejected(p, [](kattn_attention_args&) {}, KATTN_ERROR_INVALID_ARGUMENT, "seq_lens[1]");
+  expect_rejected(
+      p, [](kattn_attention_args&) {}, KATTN_ERROR_INVALID_ARGUMENT, "seq_lens[1]");
 }
 
 TEST(CApiChecks, StreamOnAHostBackend) {
   if (!host_backend()) GTEST_SKIP() << "GPU backends take streams";
-  expect_rejected(mixed_problem(DType::fp32), [](kattn_attention_args& a) { a.stream = &a; },
-                  KATTN_ERROR_NOT_SUPPORTED, "stream");
+  expect_rejected(
+      mixed_problem(DType::fp32), [](kattn_attention_args& a) { a.stream = &a; }, KATTN_ERROR_NOT_SUPPORTED, "stream");
 }
 
 TEST(CApiChecks, NullArgsAndTheNextSuccessClearsTheMessage) {

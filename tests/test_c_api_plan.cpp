@@ -100,7 +100,8 @@ INSTANTIATE_TEST_SUITE_P(DecodeAndMixed, CApiPlan,
 TEST(CApiPlanSteps, ABoundsPlanRunsAStepOfNewLengths) {
   const HostProblem first = batch_of(DType::fp32, {{9, 1}, {13, 5}, {6, 6}}, 11);
   const HostProblem second = batch_of(DType::fp32, {{14, 4}, {9, 1}, {7, 7}}, 12);
-  for (const auto& extent : {&Geometry::num_tokens, &Geometry::num_seqs, &Geometry::num_blocks, &Geometry::max_blocks_per_seq})
+  for (const auto& extent :
+       {&Geometry::num_tokens, &Geometry::num_seqs, &Geometry::num_blocks, &Geometry::max_blocks_per_seq})
     ASSERT_EQ(first.geometry.*extent, second.geometry.*extent) << "the steps must share the plan's shapes";
   const auto buffers = upload_problem<float, float, float>(first);
   kattn_attention_args bounds = args_of(first, buffers);
@@ -279,45 +280,45 @@ TEST_P(CApiPlanCreateErrors, ReturnsStatusAndMessageAndLeavesThePlanPointerAlone
 
 INSTANTIATE_TEST_SUITE_P(
     AllChecks, CApiPlanCreateErrors,
-    ::testing::Values(
-        BadPlan{"struct_size", [](PlanInputs& in) { in.args.struct_size = 0; }, KATTN_ERROR_INVALID_ARGUMENT,
-                "struct_size"},
-        BadPlan{"unknown_cache_dtype", [](PlanInputs& in) { in.args.cache_dtype = -1; }, KATTN_ERROR_INVALID_ARGUMENT,
-                "cache_dtype"},
-        BadPlan{"heads_not_multiple",
-                [](PlanInputs& in) {
-                  in.args.num_q_heads = 3;
-                  in.args.q_strides[0] = in.args.out_strides[0] = 3 * in.args.head_size;
-                },
-                KATTN_ERROR_INVALID_ARGUMENT, "num_q_heads"},
-        BadPlan{"strided_out", [](PlanInputs& in) { in.args.out_strides[1] = 1; }, KATTN_ERROR_NOT_SUPPORTED,
-                "out_strides[1]"},
-        BadPlan{"scale_zero", [](PlanInputs& in) { in.args.softmax_scale = 0.0; }, KATTN_ERROR_INVALID_ARGUMENT,
-                "softmax_scale"},
-        BadPlan{"window_right", [](PlanInputs& in) { in.args.window_right = 3; }, KATTN_ERROR_NOT_SUPPORTED,
-                "window_right"},
-        BadPlan{"bounds_cannot_hold_the_tokens",
-                [](PlanInputs& in) {
-                  in.with_batch = false;
-                  in.args.max_seqlen_q = 1;
-                },
-                KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_q"},
-        BadPlan{"negative_max_seqlen_k",
-                [](PlanInputs& in) {
-                  in.with_batch = false;
-                  in.args.max_seqlen_k = -1;
-                },
-                KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_k"},
-        BadPlan{"batch_struct_size", [](PlanInputs& in) { in.batch.struct_size = 8; }, KATTN_ERROR_INVALID_ARGUMENT,
-                "batch.struct_size"},
-        BadPlan{"null_host_seq_lens", [](PlanInputs& in) { in.batch.seq_lens = nullptr; },
-                KATTN_ERROR_INVALID_ARGUMENT, "batch.seq_lens"},
-        BadPlan{"host_seq_lens_beyond_the_table", [](PlanInputs& in) { in.seq_lens[2] = 1000; },
-                KATTN_ERROR_INVALID_ARGUMENT, "seq_lens[2]"},
-        BadPlan{"host_cu_seqlens_q_short_of_num_tokens", [](PlanInputs& in) { in.cu_seqlens_q.back() -= 1; },
-                KATTN_ERROR_INVALID_ARGUMENT, "cu_seqlens_q[4]"},
-        BadPlan{"host_copies_beyond_max_seqlen_k", [](PlanInputs& in) { in.args.max_seqlen_k -= 1; },
-                KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_k"}),
+    ::testing::Values(BadPlan{"struct_size", [](PlanInputs& in) { in.args.struct_size = 0; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "struct_size"},
+                      BadPlan{"unknown_cache_dtype", [](PlanInputs& in) { in.args.cache_dtype = -1; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "cache_dtype"},
+                      BadPlan{"heads_not_multiple",
+                              [](PlanInputs& in) {
+                                in.args.num_q_heads = 3;
+                                in.args.q_strides[0] = in.args.out_strides[0] = 3 * in.args.head_size;
+                              },
+                              KATTN_ERROR_INVALID_ARGUMENT, "num_q_heads"},
+                      BadPlan{"strided_out", [](PlanInputs& in) { in.args.out_strides[1] = 1; },
+                              KATTN_ERROR_NOT_SUPPORTED, "out_strides[1]"},
+                      BadPlan{"scale_zero", [](PlanInputs& in) { in.args.softmax_scale = 0.0; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "softmax_scale"},
+                      BadPlan{"window_right", [](PlanInputs& in) { in.args.window_right = 3; },
+                              KATTN_ERROR_NOT_SUPPORTED, "window_right"},
+                      BadPlan{"bounds_cannot_hold_the_tokens",
+                              [](PlanInputs& in) {
+                                in.with_batch = false;
+                                in.args.max_seqlen_q = 1;
+                              },
+                              KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_q"},
+                      BadPlan{"negative_max_seqlen_k",
+                              [](PlanInputs& in) {
+                                in.with_batch = false;
+                                in.args.max_seqlen_k = -1;
+                              },
+                              KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_k"},
+                      BadPlan{"batch_struct_size", [](PlanInputs& in) { in.batch.struct_size = 8; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "batch.struct_size"},
+                      BadPlan{"null_host_seq_lens", [](PlanInputs& in) { in.batch.seq_lens = nullptr; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "batch.seq_lens"},
+                      BadPlan{"host_seq_lens_beyond_the_table", [](PlanInputs& in) { in.seq_lens[2] = 1000; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "seq_lens[2]"},
+                      BadPlan{"host_cu_seqlens_q_short_of_num_tokens",
+                              [](PlanInputs& in) { in.cu_seqlens_q.back() -= 1; }, KATTN_ERROR_INVALID_ARGUMENT,
+                              "cu_seqlens_q[4]"},
+                      BadPlan{"host_copies_beyond_max_seqlen_k", [](PlanInputs& in) { in.args.max_seqlen_k -= 1; },
+                              KATTN_ERROR_INVALID_ARGUMENT, "max_seqlen_k"}),
     [](const ::testing::TestParamInfo<BadPlan>& info) { return std::string(info.param.name); });
 
 TEST(CApiPlanChecks, NullPlanPointer) {

@@ -126,7 +126,7 @@ TEST(Cli, RunWritesTheOutput) {
   ASSERT_TRUE(std::filesystem::exists(output));
   const h5::Dataset<float> out = h5::File::open(output).read<float>("out");
   EXPECT_EQ(out.dims, (h5::Dims{std::uint64_t(problem.geometry.num_tokens), std::uint64_t(problem.geometry.num_q_heads),
-                               std::uint64_t(problem.geometry.head_size)}));
+                                std::uint64_t(problem.geometry.head_size)}));
   EXPECT_TRUE(compare_to_reference(out.values, oracle_attention(problem), DType::fp16).passed());
 }
 
@@ -158,8 +158,8 @@ TEST(Cli, RunUnsupportedPlanLeavesNoOutput) {
 }
 
 TEST(Cli, RunNeedsCaseWhenSeveral) {
-  const CliResult r = run_cli(std::string("run --input ") + KATTN_DATA_DIR + "/references.h5 --output " +
-                              temp_path("several.h5"));
+  const CliResult r =
+      run_cli(std::string("run --input ") + KATTN_DATA_DIR + "/references.h5 --output " + temp_path("several.h5"));
   EXPECT_EQ(r.exit_code, cli::kBadInput);
   EXPECT_NE(r.output.find("--case"), std::string::npos) << r.output;
 }
@@ -317,10 +317,17 @@ TEST(Cli, BenchRejectsAMalformedScenarioBeforeMeasuring) {
 
 std::string write_tiny_model(const std::string& name, int num_kv_blocks) {
   const std::string path = temp_path(name + ".json");
-  std::ofstream(path) << nlohmann::json{{"name", "tiny"}, {"num_layers", 3}, {"num_q_heads", 4}, {"num_kv_heads", 2},
-                                        {"head_size", 64}, {"dtype", "fp32"}, {"block_size", 4},
-                                        {"num_kv_blocks", num_kv_blocks}, {"max_num_batched_tokens", 16},
-                                        {"other_ms_per_step", 0.25}, {"other_us_per_token", 1.0}};
+  std::ofstream(path) << nlohmann::json{{"name", "tiny"},
+                                        {"num_layers", 3},
+                                        {"num_q_heads", 4},
+                                        {"num_kv_heads", 2},
+                                        {"head_size", 64},
+                                        {"dtype", "fp32"},
+                                        {"block_size", 4},
+                                        {"num_kv_blocks", num_kv_blocks},
+                                        {"max_num_batched_tokens", 16},
+                                        {"other_ms_per_step", 0.25},
+                                        {"other_us_per_token", 1.0}};
   return path;
 }
 
@@ -335,8 +342,10 @@ TEST(Cli, SimulateReplaysItsOwnTraceToTheSameRequests) {
   const std::string first = temp_path("simulate_first.json");
   const std::string second = temp_path("simulate_second.json");
   std::remove(first.c_str());
-  CliResult r = run_cli("simulate --model " + model + " --poisson 1000,5 --prompt-len uniform:2:20 --output-len "
-                        "lognormal:6:0.5:1:12 --seed 9 --warmup 0 --write-trace " + trace + " --json " + first);
+  CliResult r = run_cli("simulate --model " + model +
+                        " --poisson 1000,5 --prompt-len uniform:2:20 --output-len "
+                        "lognormal:6:0.5:1:12 --seed 9 --warmup 0 --write-trace " +
+                        trace + " --json " + first);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("--json is a deprecated alias of --output"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("one layer timed (x 3 layers)"), std::string::npos) << r.output;
@@ -371,8 +380,9 @@ TEST(Cli, SimulateReplaysItsOwnTraceToTheSameRequests) {
 
 TEST(Cli, SimulateLatencyExperiment) {
   const std::string json = temp_path("simulate_latency.json");
-  const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_latency_model", 16) +
-                              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --rows 4 --output " + json);
+  const CliResult r =
+      run_cli("simulate --model " + write_tiny_model("simulate_latency_model", 16) +
+              " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --rows 4 --output " + json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("latency experiment: prompt 20, output 30"), std::string::npos) << r.output;
   const nlohmann::json doc = read_json(json);
@@ -387,7 +397,8 @@ TEST(Cli, SimulateGraphReplayTakesEveryStep) {
   const std::string json = temp_path("simulate_graph.json");
   const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_graph_model", 16) +
                               " --latency-experiment --prompt-len 20 --output-len 30 --warmup 0 --variant qblock "
-                              "--graph-replay --output " + json);
+                              "--graph-replay --output " +
+                              json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("graph replay: 31 of 31 steps"), std::string::npos) << r.output;
   const nlohmann::json doc = read_json(json);
@@ -405,7 +416,8 @@ TEST(Cli, SimulateRejectsBadUsage) {
   EXPECT_EQ(run_cli("simulate --model " + model + " --latency-experiment --poisson 1,2").exit_code, cli::kBadInput);
   EXPECT_EQ(run_cli("simulate --model " + model + " --poisson fast").exit_code, cli::kBadInput);
   EXPECT_EQ(run_cli("simulate --model " + model + " --poisson 1,2 --prompt-len normal:3").exit_code, cli::kBadInput);
-  const CliResult too_long = run_cli("simulate --model " + model + " --latency-experiment --prompt-len 60 --output-len 10");
+  const CliResult too_long =
+      run_cli("simulate --model " + model + " --latency-experiment --prompt-len 60 --output-len 10");
   EXPECT_EQ(too_long.exit_code, cli::kBadInput);  // 69 tokens need 18 blocks of 4: more than the 16
   EXPECT_NE(too_long.output.find("more KV blocks"), std::string::npos) << too_long.output;
   EXPECT_EQ(run_cli("simulate --model " + temp_path("absent_model.json") + " --latency-experiment").exit_code,
@@ -418,16 +430,32 @@ TEST(Cli, SimulateReportsServingMetricsAsVllm) {
   const std::string json = temp_path("simulate_serving.json");
   const CliResult r = run_cli("simulate --model " + write_tiny_model("simulate_serving_model", 64) +
                               " --predict cpu --poisson 500,12 --prompt-len uniform:4:30 --output-len uniform:1:12"
-                              " --seed 3 --rows 2 --output " + json);
+                              " --seed 3 --rows 2 --output " +
+                              json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   std::size_t at = r.output.find("Serving Benchmark Result");
   ASSERT_NE(at, std::string::npos) << r.output;
-  for (const char* line : {"Successful requests:", "Benchmark duration (s):", "Total input tokens:",
-                           "Total generated tokens:", "Request throughput (req/s):", "Output token throughput (tok/s):",
-                           "Total Token throughput (tok/s):", "Time to First Token", "Mean TTFT (ms):",
-                           "Median TTFT (ms):", "P90 TTFT (ms):", "P99 TTFT (ms):", "Mean TPOT (ms):", "P99 TPOT (ms):",
-                           "Inter-token Latency", "Mean ITL (ms):", "Median ITL (ms):", "P99 ITL (ms):",
-                           "End-to-end Latency", "Mean E2EL (ms):", "P99 E2EL (ms):"}) {
+  for (const char* line : {"Successful requests:",
+                           "Benchmark duration (s):",
+                           "Total input tokens:",
+                           "Total generated tokens:",
+                           "Request throughput (req/s):",
+                           "Output token throughput (tok/s):",
+                           "Total Token throughput (tok/s):",
+                           "Time to First Token",
+                           "Mean TTFT (ms):",
+                           "Median TTFT (ms):",
+                           "P90 TTFT (ms):",
+                           "P99 TTFT (ms):",
+                           "Mean TPOT (ms):",
+                           "P99 TPOT (ms):",
+                           "Inter-token Latency",
+                           "Mean ITL (ms):",
+                           "Median ITL (ms):",
+                           "P99 ITL (ms):",
+                           "End-to-end Latency",
+                           "Mean E2EL (ms):",
+                           "P99 E2EL (ms):"}) {
     const std::size_t next = r.output.find(line, at);
     ASSERT_NE(next, std::string::npos) << line << " (in order)\n" << r.output;
     at = next;
@@ -479,8 +507,10 @@ TEST(Cli, FindsItsDataOutsideTheRepository) {
   const std::string elsewhere = temp_path("elsewhere");
   std::filesystem::create_directories(elsewhere);
   const std::string json = temp_path("elsewhere_simulate.json");
-  CliResult r = test::run_cli_in(elsewhere, "simulate --model tiny --predict h100 --poisson 100,4 --prompt-len "
-                                            "uniform:4:12 --output-len uniform:2:6 --output " + json);
+  CliResult r = test::run_cli_in(elsewhere,
+                                 "simulate --model tiny --predict h100 --poisson 100,4 --prompt-len "
+                                 "uniform:4:12 --output-len uniform:2:6 --output " +
+                                     json);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   const nlohmann::json doc = read_json(json);
   EXPECT_EQ(doc.at("model").at("name"), "tiny");
@@ -488,7 +518,8 @@ TEST(Cli, FindsItsDataOutsideTheRepository) {
   r = test::run_cli_in(elsewhere, "simulate --model tiny --predict nowhere --latency-experiment");
   EXPECT_EQ(r.exit_code, cli::kBadInput) << r.output;
   EXPECT_NE(r.output.find("built in: a100, cpu, h100"), std::string::npos) << r.output;
-  r = test::run_cli_in(elsewhere, "bench --scenario " + write_bench_scenario("elsewhere_bench") + " --warmup 0 --runs 1");
+  r = test::run_cli_in(elsewhere,
+                       "bench --scenario " + write_bench_scenario("elsewhere_bench") + " --warmup 0 --runs 1");
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   EXPECT_NE(r.output.find("data/hardware/" + std::string(build_arch()) + ".json (built in)"), std::string::npos)
       << r.output;
@@ -496,8 +527,9 @@ TEST(Cli, FindsItsDataOutsideTheRepository) {
 
 TEST(Cli, BenchUntunedPlansWithoutATable) {
   const std::string output = temp_path("bench_untuned.json");
-  const CliResult r = run_cli("bench --scenario " + write_bench_scenario("bench_untuned") + " --warmup 0 --runs 1 --untuned --hardware " +
-                              KATTN_DATA_DIR + "/hardware/cpu.json --output " + output);
+  const CliResult r =
+      run_cli("bench --scenario " + write_bench_scenario("bench_untuned") +
+              " --warmup 0 --runs 1 --untuned --hardware " + KATTN_DATA_DIR + "/hardware/cpu.json --output " + output);
   ASSERT_EQ(r.exit_code, cli::kSuccess) << r.output;
   std::ifstream in(output);
   const nlohmann::json doc = nlohmann::json::parse(in);
@@ -562,12 +594,16 @@ TEST(Cli, TuneSweepsAndFitsATable) {
     nlohmann::json plan = table.at("defaults");
     plan.update(node.at("plan"));
     plan.erase("split_decodes");  // apart or fused: either, for a mixed batch
-    const bool decode_plan = plan == nlohmann::json({{"variant", "split_kv"}, {"tile_size", 16}, {"block_m", 16},
-                                                     {"num_segments", 1}, {"team_size", 1}, {"vector_length", 1},
+    const bool decode_plan = plan == nlohmann::json({{"variant", "split_kv"},
+                                                     {"tile_size", 16},
+                                                     {"block_m", 16},
+                                                     {"num_segments", 1},
+                                                     {"team_size", 1},
+                                                     {"vector_length", 1},
                                                      {"grid_teams", 0}}) ||
                              plan["variant"] == "split_kv" && plan["tile_size"] == 64;
-    const bool prefill_plan = plan["variant"] == "qblock" && plan["tile_size"] == 16 &&
-                              (plan["block_m"] == 8 || plan["block_m"] == 16);
+    const bool prefill_plan =
+        plan["variant"] == "qblock" && plan["tile_size"] == 16 && (plan["block_m"] == 8 || plan["block_m"] == 16);
     EXPECT_TRUE(decode_plan || prefill_plan) << plan;
   }
   EXPECT_GE(leaves, 1);

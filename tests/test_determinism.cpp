@@ -1,11 +1,11 @@
 // Determinism and batch invariance (docs/design.md, "Determinism"): the same call repeated gives
 // bit-identical output on every variant; and under fixed launch options a sequence's rows are the
 // same bits alone as inside a batch, for every variant whose plan the batch leaves unchanged.
-#include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
-#include "kattn/kernels/run_problem.hpp"
-#include "kattn/workload/generator.hpp"
 #include "fixed_launch.hpp"
+#include "kattn/attention.hpp"
+#include "kattn/harness/device_problem.hpp"
+#include "kattn/harness/run_problem.hpp"
+#include "kattn/workload/generator.hpp"
 #include "output_bits.hpp"
 
 #include <gtest/gtest.h>
@@ -121,7 +121,8 @@ TEST_P(BatchInvariance, ASequenceAloneGetsTheBitsItGetsInTheBatch) {
     if (one.geometry.num_tokens == 0) continue;
     const ProblemRun alone = run_problem(one, options);
     const bool longest = s == batch.geometry.num_seqs - 1;
-    if (variant != Variant::split_kv || longest) EXPECT_TRUE(same_launch(alone.plan, in_batch.plan)) << "sequence " << s;
+    if (variant != Variant::split_kv || longest)
+      EXPECT_TRUE(same_launch(alone.plan, in_batch.plan)) << "sequence " << s;
     if (!same_launch(alone.plan, in_batch.plan)) continue;
     const auto first = in_batch.out.begin() + std::ptrdiff_t(batch.cu_seqlens_q[std::size_t(s)] * row);
     const std::vector<float> rows(first, first + std::ptrdiff_t(alone.out.size()));
@@ -134,8 +135,7 @@ TEST_P(BatchInvariance, ASequenceAloneGetsTheBitsItGetsInTheBatch) {
 // bf16 takes the kernels fp16 takes, and its coarser rounding would hide more.
 INSTANTIATE_TEST_SUITE_P(AllVariants, BatchInvariance,
                          ::testing::Combine(::testing::ValuesIn(all_variants()),
-                                            ::testing::Values(DType::fp32, DType::fp16),
-                                            ::testing::Bool()),
+                                            ::testing::Values(DType::fp32, DType::fp16), ::testing::Bool()),
                          [](const ::testing::TestParamInfo<std::tuple<Variant, DType, bool>>& info) {
                            return std::string(to_string(std::get<0>(info.param))) + "_" +
                                   std::string(to_string(std::get<1>(info.param))) +

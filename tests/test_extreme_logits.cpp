@@ -2,7 +2,7 @@
 // -5e5 (the output must be exactly that key's V), dot products past fp16's range before the scale,
 // and ALiBi across 128k positions. Outputs must be finite and within the oracle's tolerance. q and
 // K are integers here, so every dot product is exact in fp32 and only the logit rules are tested.
-#include "kattn/kernels/run_problem.hpp"
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "storage_cases.hpp"

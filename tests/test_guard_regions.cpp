@@ -3,7 +3,7 @@
 // every element of which starts as NaN; afterwards the margins must hold the same NaN bits and
 // `out` must match the oracle. Every variant, every storage type, on every backend.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "output_bits.hpp"

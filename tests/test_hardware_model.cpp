@@ -31,18 +31,18 @@ BatchShape prefill(int n, int len) {
 }
 
 TEST(HardwareModel, EveryShippedParameterFileLoads) {
-  for (const char* arch : {"h100", "a100", "mi300x", "mi250", "cpu"}) {
+  for (const char* arch : {"h100", "a100", "mi300", "mi250", "cpu"}) {
     const HardwareModel hw = load_hardware_model(data_file(arch));
     EXPECT_EQ(hw.arch, arch);
     EXPECT_GT(hw.memory_gb_per_s, 0);
     EXPECT_GT(predict_us(decodes(4, 1000), hw), hw.host_us) << arch;
   }
   EXPECT_NE(load_hardware_model(data_file("h100")).provenance.find("calibrated"), std::string::npos);
-  EXPECT_NE(load_hardware_model(data_file("mi300x")).provenance.find("assumed"), std::string::npos);
+  EXPECT_NE(load_hardware_model(data_file("mi300")).provenance.find("assumed"), std::string::npos);
 }
 
 TEST(HardwareModel, MoreTokensAreNeverPredictedFaster) {
-  for (const char* arch : {"h100", "mi300x", "cpu"}) {
+  for (const char* arch : {"h100", "mi300", "cpu"}) {
     const HardwareModel hw = load_hardware_model(data_file(arch));
     double last = 0;
     for (int len : {16, 64, 256, 1024, 4096, 16384}) {
@@ -217,26 +217,32 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
 }
 
 TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
-  const std::string model = write_file("model", {{"name", "tiny"}, {"num_layers", 2}, {"num_q_heads", 8},
-                                                 {"num_kv_heads", 2}, {"head_size", 64}, {"dtype", "fp16"},
-                                                 {"block_size", 16}, {"num_kv_blocks", 256},
+  const std::string model = write_file("model", {{"name", "tiny"},
+                                                 {"num_layers", 2},
+                                                 {"num_q_heads", 8},
+                                                 {"num_kv_heads", 2},
+                                                 {"head_size", 64},
+                                                 {"dtype", "fp16"},
+                                                 {"block_size", 16},
+                                                 {"num_kv_blocks", 256},
                                                  {"max_num_batched_tokens", 256}});
   const std::string json = test::temp_path("kattn_hw_predict.json");
-  const test::CliResult predicted = test::run_cli(
-      "simulate --model " + model + " --poisson 100,6 --prompt-len uniform:16:200 --output-len uniform:4:20 --predict " +
-      data_file("mi300x") + " --output " + json);
+  const test::CliResult predicted =
+      test::run_cli("simulate --model " + model +
+                    " --poisson 100,6 --prompt-len uniform:16:200 --output-len uniform:4:20 --predict " +
+                    data_file("mi300") + " --output " + json);
   const std::string& out = predicted.output;
   ASSERT_EQ(predicted.exit_code, cli::kSuccess) << out;
   EXPECT_NE(out.find("PREDICTION"), std::string::npos) << out;
-  EXPECT_NE(out.find("mi300x"), std::string::npos) << out;
+  EXPECT_NE(out.find("mi300"), std::string::npos) << out;
   std::ifstream in(json);
   const nlohmann::json report = nlohmann::json::parse(in);
   EXPECT_TRUE(report.at("predicted").get<bool>());
-  EXPECT_EQ(report.at("predicted_arch"), "mi300x");
+  EXPECT_EQ(report.at("predicted_arch"), "mi300");
   EXPECT_NE(report.at("timer").get<std::string>().find("PREDICTED"), std::string::npos);
   EXPECT_GT(report.at("totals").at("attention_us").get<double>(), 0);
-  const test::CliResult missing =
-      test::run_cli("simulate --model " + model + " --poisson 100,2 --predict " + test::temp_path("kattn_hw_nope.json"));
+  const test::CliResult missing = test::run_cli("simulate --model " + model + " --poisson 100,2 --predict " +
+                                                test::temp_path("kattn_hw_nope.json"));
   EXPECT_EQ(missing.exit_code, cli::kBadInput);
   EXPECT_NE(missing.output.find("kattn_hw_nope.json"), std::string::npos) << missing.output;
 }

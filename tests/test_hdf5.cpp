@@ -132,43 +132,47 @@ TEST(Hdf5, MissingDataset) {
 }
 
 TEST(Hdf5, WrongRank) {
-  const std::string path = file_with_case("rank", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
-    g.write("v_cache", c.problem.v_cache, {std::uint64_t(c.problem.v_cache.size())});
-  });
+  const std::string path =
+      file_with_case("rank", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
+        g.write("v_cache", c.problem.v_cache, {std::uint64_t(c.problem.v_cache.size())});
+      });
   expect_read_error(path, "rank 1");
 }
 
 TEST(Hdf5, BlockIdOutOfRange) {
-  const std::string path = file_with_case("block", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>& t) {
-    const Geometry& geo = c.problem.geometry;
-    g.write("v_cache", c.problem.v_cache,
-            {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
-             std::uint64_t(geo.head_size)});
-    t[0] = 100000;
-  });
+  const std::string path =
+      file_with_case("block", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>& t) {
+        const Geometry& geo = c.problem.geometry;
+        g.write("v_cache", c.problem.v_cache,
+                {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
+                 std::uint64_t(geo.head_size)});
+        t[0] = 100000;
+      });
   expect_read_error(path, "block_table[0][0]");
 }
 
 TEST(Hdf5, ValueNotInDtype) {
-  const std::string path = file_with_case("dtype", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
-    std::vector<float> v = c.problem.v_cache;
-    v[3] = 0.1f;  // not a bf16 value
-    const Geometry& geo = c.problem.geometry;
-    g.write("v_cache", v,
-            {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
-             std::uint64_t(geo.head_size)});
-  });
+  const std::string path =
+      file_with_case("dtype", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
+        std::vector<float> v = c.problem.v_cache;
+        v[3] = 0.1f;  // not a bf16 value
+        const Geometry& geo = c.problem.geometry;
+        g.write("v_cache", v,
+                {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
+                 std::uint64_t(geo.head_size)});
+      });
   expect_read_error(path, "v_cache holds");
 }
 
 TEST(Hdf5, UnknownAlibiOrigin) {
-  const std::string path = file_with_case("origin", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
-    const Geometry& geo = c.problem.geometry;
-    g.write("v_cache", c.problem.v_cache,
-            {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
-             std::uint64_t(geo.head_size)});
-    g.write_attribute("alibi_origin", std::string("key_position"));
-  });
+  const std::string path =
+      file_with_case("origin", [](const h5::Group& g, const ProblemCase& c, std::vector<std::int32_t>&) {
+        const Geometry& geo = c.problem.geometry;
+        g.write("v_cache", c.problem.v_cache,
+                {std::uint64_t(geo.num_blocks), std::uint64_t(geo.block_size), std::uint64_t(geo.num_kv_heads),
+                 std::uint64_t(geo.head_size)});
+        g.write_attribute("alibi_origin", std::string("key_position"));
+      });
   expect_read_error(path, "alibi_origin 'key_position'");
 }
 

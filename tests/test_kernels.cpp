@@ -1,6 +1,6 @@
 // Every kernel variant against the oracle over a grid of dtypes, block sizes, GQA ratios, head
 // sizes and batch shapes. Tolerances per dtype: kattn/oracle/compare.hpp, docs/testing.md.
-#include "kattn/kernels/run_problem.hpp"
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/tuning/tuning_table.hpp"
@@ -37,8 +37,8 @@ AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3
   return options;
 }
 
-using GridParam = std::tuple<Variant, DType, int /*block size*/, int /*tile size*/, int /*queries per kv*/,
-                             int /*head size*/>;
+using GridParam =
+    std::tuple<Variant, DType, int /*block size*/, int /*tile size*/, int /*queries per kv*/, int /*head size*/>;
 
 class KernelGrid : public ::testing::TestWithParam<GridParam> {};
 
@@ -81,7 +81,8 @@ class KernelEdgeCases : public ::testing::TestWithParam<Variant> {
 };
 
 TEST_P(KernelEdgeCases, LongContextOf16k) {
-  expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})), forced(GetParam(), 64, 16));
+  expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})),
+                        forced(GetParam(), 64, 16));
 }
 
 TEST_P(KernelEdgeCases, SingleTokenPrefill) {
@@ -204,10 +205,11 @@ TEST_P(MixedBatchSplit, LeadingDecodesRunApart) {
   const std::string json = R"({"arch": "test",
     "defaults": {"variant": "qblock", "tile_size": 16, "block_m": 16, "team_size": 4, "vector_length": 32},
     "tree": {"if": {"feature": "max_query_len", "at_most": 1},
-             "then": {"name": "decode", "plan": {"variant": ")" + std::string(to_string(decode_variant)) +
+             "then": {"name": "decode", "plan": {"variant": ")" +
+                           std::string(to_string(decode_variant)) +
                            R"(", "tile_size": 8, "num_segments": 2}},
-             "else": {"name": "rest", "plan": {"variant": ")" + std::string(to_string(rest_variant)) +
-                           R"(", "num_segments": 3}}}})";
+             "else": {"name": "rest", "plan": {"variant": ")" +
+                           std::string(to_string(rest_variant)) + R"(", "num_segments": 3}}}})";
   const TuningTable table = TuningTable::parse(json, "split-test");
   AttentionOptions options;
   options.tuning_table = &table;
@@ -216,8 +218,7 @@ TEST_P(MixedBatchSplit, LeadingDecodesRunApart) {
   spec.dtype = dtype;
   spec.block_size = 16;
   for (const auto& [sequences, apart] : std::vector<std::pair<std::vector<SequenceShape>, int>>{
-           {{{37, 1}, {70, 1}, {1, 1}, {50, 17}, {23, 23}, {12, 0}}, 3},
-           {{{50, 17}, {37, 1}, {23, 23}, {70, 1}}, 0}}) {
+           {{{37, 1}, {70, 1}, {1, 1}, {50, 17}, {23, 23}, {12, 0}}, 3}, {{{50, 17}, {37, 1}, {23, 23}, {70, 1}}, 0}}) {
     spec.sequences = sequences;
     const HostProblem problem = generate_batch(spec);
     const ProblemRun run = run_problem(problem, options);
@@ -240,7 +241,9 @@ INSTANTIATE_TEST_SUITE_P(QBlockVariants, MixedBatchSplit,
                          });
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, KernelEdgeCases, ::testing::ValuesIn(all_variants()),
-                         [](const ::testing::TestParamInfo<Variant>& info) { return std::string(to_string(info.param)); });
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return std::string(to_string(info.param));
+                         });
 
 }  // namespace
 }  // namespace kattn

@@ -4,10 +4,10 @@
 // the bits they give alone (batch invariance under a fixed launch, docs/design.md). q and out hold
 // 4 GiB each (fp16) and the segmented variants' and split_kv's partials 3 × 2^31 floats (24 GiB),
 // so GPU backends run it and host backends only with KATTN_LARGE_TESTS set (docs/testing.md).
-#include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
-#include "kattn/workload/generator.hpp"
 #include "fixed_launch.hpp"
+#include "kattn/attention.hpp"
+#include "kattn/harness/device_problem.hpp"
+#include "kattn/workload/generator.hpp"
 #include "output_bits.hpp"
 
 #include <gtest/gtest.h>
@@ -53,7 +53,7 @@ AttentionInputs<T, T> after_filler(const HostProblem& small, const AttentionInpu
   const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
   AttentionInputs<T, T> big = alone;
   Kokkos::View<T***, Kokkos::LayoutRight, MemorySpace> q(no_init("q_big"), kFiller + g.num_tokens, g.num_q_heads,
-                                                          g.head_size);
+                                                         g.head_size);
   Kokkos::deep_copy(Kokkos::subview(q, std::make_pair(0, kFiller), Kokkos::ALL, Kokkos::ALL), from_float<T>(0.5f));
   Kokkos::deep_copy(Kokkos::subview(q, std::make_pair(kFiller, kFiller + g.num_tokens), Kokkos::ALL, Kokkos::ALL),
                     alone.q);
@@ -61,13 +61,13 @@ AttentionInputs<T, T> after_filler(const HostProblem& small, const AttentionInpu
   std::vector<std::int32_t> table(std::size_t(num_seqs) * g.max_blocks_per_seq, 0);
   std::copy(small.block_table.begin(), small.block_table.end(),
             table.begin() + std::ptrdiff_t(kFiller) * g.max_blocks_per_seq);
-  big.block_table = upload_indices(
-      Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace>(no_init("block_table_big"), num_seqs,
-                                                                     g.max_blocks_per_seq),
-      table);
+  big.block_table = upload_indices(Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace>(
+                                       no_init("block_table_big"), num_seqs, g.max_blocks_per_seq),
+                                   table);
   std::vector<std::int32_t> cu_seqlens_q(std::size_t(num_seqs) + 1), seq_lens(std::size_t(num_seqs), 1);
   std::iota(cu_seqlens_q.begin(), cu_seqlens_q.begin() + kFiller, 0);
-  for (int s = 0; s <= g.num_seqs; ++s) cu_seqlens_q[std::size_t(kFiller + s)] = kFiller + small.cu_seqlens_q[std::size_t(s)];
+  for (int s = 0; s <= g.num_seqs; ++s)
+    cu_seqlens_q[std::size_t(kFiller + s)] = kFiller + small.cu_seqlens_q[std::size_t(s)];
   std::copy(small.seq_lens.begin(), small.seq_lens.end(), seq_lens.begin() + kFiller);
   big.cu_seqlens_q = upload_indices(Index(no_init("cu_seqlens_q_big"), cu_seqlens_q.size()), cu_seqlens_q);
   big.seq_lens = upload_indices(Index(no_init("seq_lens_big"), seq_lens.size()), seq_lens);
@@ -97,7 +97,9 @@ TEST_P(LargeBatch, RowsPastInt32ElementsGetTheirBitsAlone) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, LargeBatch, ::testing::ValuesIn(all_variants()),
-                         [](const ::testing::TestParamInfo<Variant>& info) { return std::string(to_string(info.param)); });
+                         [](const ::testing::TestParamInfo<Variant>& info) {
+                           return std::string(to_string(info.param));
+                         });
 
 }  // namespace
 }  // namespace kattn

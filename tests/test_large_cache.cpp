@@ -1,7 +1,7 @@
 // Cache addressing beyond 2^31 elements: the same problem with its blocks moved to the far end of
 // an fp8 cache of more than 2^31 elements must give bit-identical output on every variant.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/workload/generator.hpp"
 #include "output_bits.hpp"
 

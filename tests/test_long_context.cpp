@@ -7,7 +7,7 @@
 //    (compare_to_same_precision);
 //  - tagged values: q = 0, so every visible key weighs the same and out is the mean of the visible
 //    V rows, and V rows whose mean names the keys summed (tag_value), every dtype by the same rule.
-#include "kattn/kernels/run_problem.hpp"
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
@@ -63,7 +63,8 @@ HostProblem long_sequence(DType dtype, Values values) {
   for (int key = 0; key < kKeys; ++key)
     for (int h = 0; h < g.num_kv_heads; ++h) {
       const std::int64_t block = p.block_table[std::size_t(key / g.block_size)];
-      float* row = &p.v_cache[std::size_t(((block * g.block_size + key % g.block_size) * g.num_kv_heads + h) * g.head_size)];
+      float* row =
+          &p.v_cache[std::size_t(((block * g.block_size + key % g.block_size) * g.num_kv_heads + h) * g.head_size)];
       for (int d = 0; d < g.head_size; ++d) row[d] = tagged_v(key, d, h);
     }
   return p;
@@ -78,7 +79,10 @@ struct LongCase {
   std::vector<double> reference;
 
   LongCase(DType d, Values v)
-      : dtype(d), values(v), problem(long_sequence(d, v)), oracle(oracle_attention(problem)),
+      : dtype(d),
+        values(v),
+        problem(long_sequence(d, v)),
+        oracle(oracle_attention(problem)),
         reference(same_precision_reference(problem)) {}
 };
 

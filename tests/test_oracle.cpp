@@ -43,7 +43,7 @@ TEST(Oracle, FollowsTheBlockTable) {
   HostProblem p = two_token_problem();
   std::swap(p.k_cache[0], p.k_cache[1]);  // store the keys and values in swapped blocks ...
   std::swap(p.v_cache[0], p.v_cache[1]);
-  p.block_table = {1, 0};                 // ... and point the table at them
+  p.block_table = {1, 0};  // ... and point the table at them
   const std::vector<double> out = oracle_attention(p);
   EXPECT_DOUBLE_EQ(out[0], 2.0);
   EXPECT_NEAR(out[1], 5.0, 1e-6);

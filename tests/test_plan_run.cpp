@@ -4,7 +4,7 @@
 // buffers (also a decode batch captured for a capacity and a context bound, replayed on a step
 // padded to it, per dtype and with features); and a run or capture on other shapes is refused.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
@@ -141,10 +141,9 @@ TEST_P(CapturedDecodes, EachReplayReadsItsPaddedStep) {
     options.tile_size = 16;  // several partitions per sequence, so the segment reduction runs too
     const int n = first.geometry.num_seqs;
     Workspace workspace;
-    const AttentionGraph graph =
-        capture_run(plan_attention(buffers.inputs, buffers.params, bounded_batch_metadata(n, n, 1, kMaxSeqLen),
-                                   workspace, options),
-                    buffers.inputs, buffers.out);
+    const AttentionGraph graph = capture_run(
+        plan_attention(buffers.inputs, buffers.params, bounded_batch_metadata(n, n, 1, kMaxSeqLen), workspace, options),
+        buffers.inputs, buffers.out);
     EXPECT_EQ(graph.plan().call().main.num_segments, features ? 2 : 6);  // window 20 + 1 keys, or 90, in 16s
     graph.replay();
     expect_matches(download_out(buffers.out), first, "first replay");

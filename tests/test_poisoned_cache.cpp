@@ -5,7 +5,7 @@
 // bit-identical to the same call on a clean cache: a kernel that reads such a slot, even with
 // weight 0 (0·NaN = NaN), is caught. Every variant, every storage type.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "output_bits.hpp"

@@ -1,8 +1,8 @@
 // Small problems shared by the tests.
 #pragma once
 
-#include "kattn/kernels/batch_metadata.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/batch/batch_metadata.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/workload/generator.hpp"
 
 #include <algorithm>

@@ -1,6 +1,11 @@
 // The serving simulator: block allocator, trace generators, scheduler rules, a short run on the
 // kernels, and graph replay (step shapes, padded replays against the oracle, every step of a run
 // replayed). No assertion depends on a measured time.
+#include "kattn/core/error.hpp"
+#include "kattn/harness/device_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
+#include "kattn/problem/validate.hpp"
 #include "kattn/simulation/block_allocator.hpp"
 #include "kattn/simulation/kernel_step_timer.hpp"
 #include "kattn/simulation/scheduler.hpp"
@@ -8,11 +13,6 @@
 #include "kattn/simulation/step_batch_layout.hpp"
 #include "kattn/simulation/step_graph.hpp"
 #include "kattn/simulation/trace.hpp"
-#include "kattn/core/error.hpp"
-#include "kattn/kernels/device_problem.hpp"
-#include "kattn/oracle/compare.hpp"
-#include "kattn/oracle/oracle.hpp"
-#include "kattn/problem/validate.hpp"
 #include "kattn/workload/generator.hpp"
 #include "temp_files.hpp"
 
@@ -355,8 +355,10 @@ TEST_P(StepGraphReplay, ReplayedRowsMatchTheOracleAndPaddingSeesNoKey) {
         const bool padding = (slot_row >= kDecodes && slot_row < shape.decodes) || token >= step->geometry.num_tokens;
         const auto begin = out.begin() + std::ptrdiff_t(std::size_t(slot_row) * row);
         const auto end = begin + std::ptrdiff_t(row);
-        if (!padding) rows.insert(rows.end(), begin, end);
-        else EXPECT_TRUE(std::all_of(begin, end, [](float x) { return x == 0.0f; })) << "padding row " << slot_row;
+        if (!padding)
+          rows.insert(rows.end(), begin, end);
+        else
+          EXPECT_TRUE(std::all_of(begin, end, [](float x) { return x == 0.0f; })) << "padding row " << slot_row;
       }
       const Comparison c = compare_to_reference(rows, oracle_attention(*step), *step);
       EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;

@@ -34,8 +34,8 @@ TEST(StorageTypes, Fp16KnownValues) {
   EXPECT_EQ(fp16_from_float(1.0f).bits, 0x3c00);
   EXPECT_EQ(fp16_from_float(-2.0f).bits, 0xc000);
   EXPECT_EQ(fp16_from_float(65504.0f).bits, 0x7bff);
-  EXPECT_EQ(fp16_from_float(65519.0f).bits, 0x7bff);  // below the halfway point to 65536
-  EXPECT_EQ(fp16_from_float(65520.0f).bits, 0x7c00);  // halfway rounds to even: infinity
+  EXPECT_EQ(fp16_from_float(65519.0f).bits, 0x7bff);               // below the halfway point to 65536
+  EXPECT_EQ(fp16_from_float(65520.0f).bits, 0x7c00);               // halfway rounds to even: infinity
   EXPECT_EQ(fp16_from_float(std::ldexp(1.0f, -24)).bits, 0x0001);  // smallest subnormal
   EXPECT_EQ(fp16_from_float(std::ldexp(1.0f, -25)).bits, 0x0000);  // tie rounds to even zero
   EXPECT_EQ(fp16_from_float(std::ldexp(1.5f, -25)).bits, 0x0001);
@@ -73,10 +73,10 @@ TEST(StorageTypes, Fp8E4m3RoundTripsAndSaturates) {
   EXPECT_EQ(fp8_e4m3_from_float(1000.0f).bits, 0x7e);          // saturates at 448
   EXPECT_EQ(fp8_e4m3_from_float(-1e30f).bits, 0xfe);
   EXPECT_EQ(fp8_e4m3_from_float(std::numeric_limits<float>::infinity()).bits, 0x7e);
-  EXPECT_EQ(fp8_e4m3_from_float(440.0f).bits, 0x7e);            // above the 432 tie: 448
-  EXPECT_EQ(fp8_e4m3_from_float(432.0f).bits, 0x7e);            // tie between 416 (0x7d, odd) and 448: even
-  EXPECT_EQ(fp8_e4m3_from_float(1.0625f).bits, 0x38);           // tie between 1 and 1.125: even
-  EXPECT_EQ(fp8_e4m3_from_float(1.1875f).bits, 0x3a);           // tie between 1.125 and 1.25: even
+  EXPECT_EQ(fp8_e4m3_from_float(440.0f).bits, 0x7e);                 // above the 432 tie: 448
+  EXPECT_EQ(fp8_e4m3_from_float(432.0f).bits, 0x7e);                 // tie between 416 (0x7d, odd) and 448: even
+  EXPECT_EQ(fp8_e4m3_from_float(1.0625f).bits, 0x38);                // tie between 1 and 1.125: even
+  EXPECT_EQ(fp8_e4m3_from_float(1.1875f).bits, 0x3a);                // tie between 1.125 and 1.25: even
   EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(1.0f, -10)).bits, 0x00);  // tie with zero
   EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(1.5f, -10)).bits, 0x01);
   EXPECT_EQ(fp8_e4m3_from_float(std::ldexp(3.0f, -10)).bits, 0x02);  // 1.5 × 2^-9: tie, even

@@ -7,14 +7,14 @@
 // sm_90a builds only), and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
-#include "kattn/tiles/fast_divisor.hpp"
-#include "kattn/tiles/team_arrival.hpp"
-#include "kattn/tiles/team_stage.hpp"
-#include "kattn/tiles/vector_lanes.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
-#include "kattn/tiles/warp_key_rows.hpp"
-#include "kattn/tiles/warp_stage.hpp"
-#include "kattn/tiles/warpgroup_mma.hpp"
+#include "kattn/detail/tiles/fast_divisor.hpp"
+#include "kattn/detail/tiles/team_arrival.hpp"
+#include "kattn/detail/tiles/team_stage.hpp"
+#include "kattn/detail/tiles/vector_lanes.hpp"
+#include "kattn/detail/tiles/warp_fragments.hpp"
+#include "kattn/detail/tiles/warp_key_rows.hpp"
+#include "kattn/detail/tiles/warp_stage.hpp"
+#include "kattn/detail/tiles/warpgroup_mma.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,7 +40,10 @@ struct PagedCache {
   std::vector<std::int32_t> host_block_ids{4, 0, 6, 2, 5, 1, 3};
 
   explicit PagedCache(int head, int block = kBlockSize)
-      : head_size(head), block_size(block), cache("cache", kNumBlocks, block, kKvHeads, head), block_ids("ids", kNumBlocks) {
+      : head_size(head),
+        block_size(block),
+        cache("cache", kNumBlocks, block, kKvHeads, head),
+        block_ids("ids", kNumBlocks) {
     auto host = Kokkos::create_mirror_view(cache);
     for (int b = 0; b < kNumBlocks; ++b)
       for (int s = 0; s < block; ++s)
@@ -59,7 +62,8 @@ struct PagedCache {
     return expected(host_block_ids[std::size_t(key / block_size)], key % block_size, kKvHead, d);
   }
   PagedKvAccessor<Storage> accessor() const {
-    return {cache.data(), std::int64_t(cache.stride_0()), std::int64_t(cache.stride_1()), std::int64_t(cache.stride_2())};
+    return {cache.data(), std::int64_t(cache.stride_0()), std::int64_t(cache.stride_1()),
+            std::int64_t(cache.stride_2())};
   }
   // Values of head kKvHead read as the keys of head kKvHead - 1: each element 4 less than its key's.
   PagedKvAccessor<Storage> shifted_values() const {
@@ -95,7 +99,8 @@ struct StageRowsOnce {
   bool aligned;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(std::size_t(rows) * stride * sizeof(Storage), 16));
+    auto* tile =
+        static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(std::size_t(rows) * stride * sizeof(Storage), 16));
     team_stage_rows(team, cache, CacheRowsAt{block_ids, 0, kBlockSize, kKvHead}, first, count, rows, head_size, stride,
                     aligned, tile);
     team_stage_commit();
@@ -157,7 +162,9 @@ struct SumAfterLastArrival {
     std::int64_t sum = 0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, teams * threads),
-        [&](int i, std::int64_t& s) { s += *static_cast<const volatile std::int32_t*>(&values(i / threads, i % threads)); },
+        [&](int i, std::int64_t& s) {
+          s += *static_cast<const volatile std::int32_t*>(&values(i / threads, i % threads));
+        },
         sum);
     Kokkos::single(Kokkos::PerTeam(team), [&] {
       total(0) = sum;
@@ -191,9 +198,9 @@ TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
     Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", rows, stride);
     TeamPolicy policy(1, host_backend() ? 1 : 4, host_backend() ? 1 : 32);
     policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(rows) * stride * sizeof(TypeParam) + 16));
-    Kokkos::parallel_for(policy, StageRowsOnce<TypeParam>{cache.accessor(), cache.block_ids.data(), out, first, count,
-                                                          rows, head_size, stride,
-                                                          lane_chunks_aligned(cache.accessor())});
+    Kokkos::parallel_for(
+        policy, StageRowsOnce<TypeParam>{cache.accessor(), cache.block_ids.data(), out, first, count, rows, head_size,
+                                         stride, lane_chunks_aligned(cache.accessor())});
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     for (int j = 0; j < rows; ++j)
       for (int d = 0; d < stride; ++d)
@@ -211,8 +218,8 @@ TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
     Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
     TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
     policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
-    Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys, head_size,
-                                                          stride, block_size});
+    Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys,
+                                                          head_size, stride, block_size});
     const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
     for (int t = 0; t < num_tiles; ++t)
       for (int j = 0; j < rows; ++j)
@@ -275,7 +282,8 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
       const PagedKvAccessor<TypeParam> v = cache.shifted_values();
       Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Ring::kRows, Ring::kHead);
       TeamPolicy policy(1, 1, 32);
-      policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(Ring::kRows) * Ring::kStride * sizeof(TypeParam) + 64));
+      policy.set_scratch_size(
+          0, Kokkos::PerTeam(2 * 2 * std::size_t(Ring::kRows) * Ring::kStride * sizeof(TypeParam) + 64));
       Kokkos::parallel_for(policy, Ring{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
       const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
       expect_kv_tiles(host, cache, keys, block_size);
@@ -296,15 +304,18 @@ struct TeamTilesOverKeys {
   int keys, block_size;
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    auto* tile = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), kAlign));
+    auto* tile =
+        static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), kAlign));
     const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
     for (int t = 0; t < int(out.extent(0)); ++t)
       for (int which = 0; which < 2; ++which) {
         const int count = keys - t * kRows < kRows ? keys - t * kRows : kRows;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
         const unsigned shared = unsigned(__cvta_generic_to_shared(tile));
-        if (Swizzled) lanes.copy_swizzled(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
-        else lanes.template copy<kStride>(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
+        if (Swizzled)
+          lanes.copy_swizzled(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
+        else
+          lanes.template copy<kStride>(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
 #endif
         team_stage_commit();
         team_stage_wait(0);
@@ -330,10 +341,12 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
         const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
         const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
         const PagedKvAccessor<TypeParam> v = cache.shifted_values();
-        ASSERT_TRUE((TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
+        ASSERT_TRUE(
+            (TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
         Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
         TeamPolicy policy(1, 4, 32);
-        policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + Tiles::kAlign));
+        policy.set_scratch_size(
+            0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + Tiles::kAlign));
         Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
         const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
         expect_kv_tiles(host, cache, keys, block_size);
@@ -349,7 +362,7 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
 // integer operands keep every product exact in fp16 and fp32.
 struct KeyRowProducts {
   static constexpr int kHead = 64, kStride = kHead + kFragmentTilePad;
-  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v;  // [8][head], [32][head], [32][head]
+  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v;     // [8][head], [32][head], [32][head]
   Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores, out;  // [32 keys][8 rows], [8 rows][head]
 
   KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
@@ -431,7 +444,8 @@ struct KeyRowStateMerge {
     WarpKeyRowFragments f;
     for (int n = 0; n < kHead / 16; ++n)
       for (int i = 0; i < 4; ++i) f.o[n][i] = element(warp, key_row_query(lane, i), 16 * n + key_row_element(lane, i));
-    for (int h = 0; h < 2; ++h) f.state[h] = {row_max(warp, key_row_query(lane, h)), row_sum(warp, key_row_query(lane, h))};
+    for (int h = 0; h < 2; ++h)
+      f.state[h] = {row_max(warp, key_row_query(lane, h)), row_sum(warp, key_row_query(lane, h))};
     warp_key_store_state(f, scratch, warp, kHead);
     team.team_barrier();
     if (warp != 0) return;
@@ -448,7 +462,8 @@ struct KeyRowStateMerge {
 TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
   if (!register_rows_available()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
   using Merge = KeyRowStateMerge;
-  const Merge m{decltype(Merge::out)("out", kKeyRowQueries, Merge::kHead), decltype(Merge::state)("state", kKeyRowQueries, 2)};
+  const Merge m{decltype(Merge::out)("out", kKeyRowQueries, Merge::kHead),
+                decltype(Merge::state)("state", kKeyRowQueries, 2)};
   TeamPolicy policy(1, Merge::kWarps, 32);
   policy.set_scratch_size(0, Kokkos::PerTeam(Merge::kWarps * kKeyRowQueries * (Merge::kHead + 2) * sizeof(float) + 16));
   Kokkos::parallel_for(policy, m);
@@ -482,7 +497,7 @@ struct RowProducts {
   static constexpr std::size_t kScratchBytes = (kRows + 2 * kKeys) * kStride * sizeof(fp16_t) + 16;
   static constexpr float kScale = 0.125f;
   Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [16][head], [keys][head] ×2, [16][head]
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;       // [16 rows][keys]
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;         // [16 rows][keys]
 
   KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : 34 + 2 * row; }
 
@@ -560,7 +575,8 @@ void expect_row_products_match_the_host(double tolerance) {
       double expected = 0.0;
       for (int j = 0; j < P::kKeys; ++j) expected += weight[std::size_t(j)] * value(j, d, 4);
       expected = sum > 0.0 ? expected / sum : 0.0;
-      ASSERT_NEAR(to_float(out(r, d)), expected, tolerance * (1.0 + std::abs(expected))) << "row " << r << " element " << d;
+      ASSERT_NEAR(to_float(out(r, d)), expected, tolerance * (1.0 + std::abs(expected)))
+          << "row " << r << " element " << d;
     }
   }
 }
@@ -578,11 +594,12 @@ struct WarpgroupProducts {
   using Value = T;
   static constexpr int kHead = kWarpgroupHead, kStride = kHead + kFragmentTilePad, kKeys = kFragmentTileKeys;
   static constexpr int kWarps = kWarpgroupWarps, kRows = kWarps * kFragmentRows;
-  static constexpr std::size_t kRowBytes = std::size_t(kRows) * kStride * sizeof(T);  // a region: Q rows, K, output rows
+  static constexpr std::size_t kRowBytes =
+      std::size_t(kRows) * kStride * sizeof(T);  // a region: Q rows, K, output rows
   static constexpr std::size_t kScratchBytes = 2 * kRowBytes + kWarpgroupTileAlign;
   static constexpr float kScale = 0.125f;
   Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [64][head], [keys][head] ×2, [64][head]
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;   // [64 rows][keys]
+  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;    // [64 rows][keys]
 
   KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : row + 1; }
 

@@ -1,6 +1,6 @@
 // The autotuner's parts: the fit of the decision tree (on synthetic raw results; mixed batches apart or fused), the search
 // space, and the samples a mixed batch gives.
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
 #include "tools/tune_fit.hpp"
@@ -20,7 +20,8 @@ const json kShortTiles = {{"variant", "split_kv"}, {"tile_size", 64}};
 const json kLongTiles = {{"variant", "split_kv"}, {"tile_size", 512}};
 
 // A sample as kattn tune sweep writes it: every feature 0 but those given, and (overrides, status, µs) results.
-json raw_sample(const std::string& name, const json& features, const std::vector<std::tuple<json, std::string, double>>& results) {
+json raw_sample(const std::string& name, const json& features,
+                const std::vector<std::tuple<json, std::string, double>>& results) {
   json f = json::object();
   for (const std::string& feature : batch_feature_names())
     f[feature] = features.is_object() ? features.value(feature, 0.0) : 0.0;  // {} converts to null
@@ -37,8 +38,14 @@ json raw_doc(const json& samples) {
   return {{"schema", "kattn-tune-raw"},
           {"prune", 3.0},
           {"device", "test"},
-          {"space_defaults", {{"variant", "qblock"}, {"tile_size", 32}, {"block_m", 16}, {"num_segments", 1},
-                              {"team_size", 4}, {"vector_length", 1}, {"grid_teams", 0}}},
+          {"space_defaults",
+           {{"variant", "qblock"},
+            {"tile_size", 32},
+            {"block_m", 16},
+            {"num_segments", 1},
+            {"team_size", 4},
+            {"vector_length", 1},
+            {"grid_teams", 0}}},
           {"samples", samples}};
 }
 
@@ -47,8 +54,9 @@ json planted_samples() {
   json samples = json::array();
   for (int len = 100; len <= 1200; len += 100) {
     const bool shorter = len <= 600;
-    samples.push_back(raw_sample("c" + std::to_string(len), {{"max_seq_len", len}},
-                                 {{kShortTiles, "ok", shorter ? 10.0 : 30.0}, {kLongTiles, "ok", shorter ? 20.0 : 15.0}}));
+    samples.push_back(
+        raw_sample("c" + std::to_string(len), {{"max_seq_len", len}},
+                   {{kShortTiles, "ok", shorter ? 10.0 : 30.0}, {kLongTiles, "ok", shorter ? 20.0 : 15.0}}));
   }
   return samples;
 }
@@ -122,7 +130,8 @@ TEST(TuneFit, RespectsDepthAndLeafSize) {
   const json middle = {{"variant", "qblock"}, {"tile_size", 16}};
   for (json& s : samples) {
     const double len = s["features"]["max_seq_len"];
-    s["results"].push_back({{"status", "ok"}, {"overrides", middle}, {"mean_us", len > 300 && len <= 900 ? 5.0 : 50.0}});
+    s["results"].push_back(
+        {{"status", "ok"}, {"overrides", middle}, {"mean_us", len > 300 && len <= 900 ? 5.0 : 50.0}});
   }
   const nlohmann::ordered_json shallow = fit(samples, 1).table["tree"];
   EXPECT_TRUE(shallow["then"].contains("plan") && shallow["else"].contains("plan"));
@@ -132,17 +141,17 @@ TEST(TuneFit, RespectsDepthAndLeafSize) {
 
 TEST(TuneFit, CostsOfPrunedRejectedAndMissingPlans) {
   const json other = {{"variant", "qblock"}};
-  const json samples = json::array(
-      {raw_sample("a", {}, {{kShortTiles, "ok", 10.0}, {kLongTiles, "pruned", 15.0}, {other, "ok", 40.0}}),
-       raw_sample("b", {}, {{kShortTiles, "ok", 10.0}, {kLongTiles, "rejected", 0.0}})});
+  const json samples =
+      json::array({raw_sample("a", {}, {{kShortTiles, "ok", 10.0}, {kLongTiles, "pruned", 15.0}, {other, "ok", 40.0}}),
+                   raw_sample("b", {}, {{kShortTiles, "ok", 10.0}, {kLongTiles, "rejected", 0.0}})});
   const cli::TuneData data = cli::tune_data({raw_doc(samples)}, {"raw"});
   ASSERT_EQ(data.plans.size(), 3u);
   const double prune = std::log(3.0);
-  EXPECT_NEAR(data.costs.cost[0][1], prune, 1e-12);           // pruned at 1.5x: at least the prune factor
-  EXPECT_NEAR(data.costs.cost[0][2], std::log(4.0), 1e-12);   // pruned factor below the measured ratio
-  EXPECT_NEAR(data.costs.cost[1][1], 2 * prune, 1e-12);       // rejected
+  EXPECT_NEAR(data.costs.cost[0][1], prune, 1e-12);          // pruned at 1.5x: at least the prune factor
+  EXPECT_NEAR(data.costs.cost[0][2], std::log(4.0), 1e-12);  // pruned factor below the measured ratio
+  EXPECT_NEAR(data.costs.cost[1][1], 2 * prune, 1e-12);      // rejected
   EXPECT_TRUE(data.costs.rejected[1][1]);
-  EXPECT_NEAR(data.costs.cost[1][2], 2 * prune, 1e-12);       // not timed
+  EXPECT_NEAR(data.costs.cost[1][2], 2 * prune, 1e-12);  // not timed
   EXPECT_FALSE(data.costs.rejected[1][2]);
 }
 
@@ -185,11 +194,15 @@ TEST(TuneSpace, RejectsMalformedSpaces) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(error_of(R"({"defaults": {"variant": "qblock"}, "groups": []})").find("'tile_size' is missing"), std::string::npos);
-  EXPECT_NE(error_of("{" + defaults + R"(, "groups": [{"variants": ["fastest"]}]})").find("fastest"), std::string::npos);
-  EXPECT_NE(error_of("{" + defaults + R"(, "groups": [{"variants": ["qblock"], "tile": [3]}]})").find("unknown key 'tile'"),
+  EXPECT_NE(error_of(R"({"defaults": {"variant": "qblock"}, "groups": []})").find("'tile_size' is missing"),
             std::string::npos);
-  EXPECT_NE(error_of("{" + defaults + R"(, "groups": [{"variants": ["qblock"], "when": [{"feature": "moon", "at_most": 1}]}]})")
+  EXPECT_NE(error_of("{" + defaults + R"(, "groups": [{"variants": ["fastest"]}]})").find("fastest"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of("{" + defaults + R"(, "groups": [{"variants": ["qblock"], "tile": [3]}]})").find("unknown key 'tile'"),
+      std::string::npos);
+  EXPECT_NE(error_of("{" + defaults +
+                     R"(, "groups": [{"variants": ["qblock"], "when": [{"feature": "moon", "at_most": 1}]}]})")
                 .find("unknown feature 'moon'"),
             std::string::npos);
 }

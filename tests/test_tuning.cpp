@@ -1,9 +1,9 @@
 // Tuning tables and the planner: parsing, evaluation, overrides and fitting to scratch limits.
 #include "kattn/core/error.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
-#include "kattn/kernels/scratch_layout.hpp"
-#include "kattn/tiles/tile_mma.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
+#include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/tiles/tile_mma.hpp"
+#include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <gtest/gtest.h>
@@ -133,8 +133,7 @@ TEST(Planner, OverridesWinAndPlansFitScratch) {
   const LaunchPlan plan = plan_launch(batch(2, 500), g, sizeof(float), false, options);
   EXPECT_EQ(plan.variant, Variant::qblock_static);
   EXPECT_EQ(plan.block_m % g.queries_per_kv(), 0);
-  EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)),
-            kokkos_team_scratch_max());
+  EXPECT_LE(qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(float)), kokkos_team_scratch_max());
   EXPECT_GT(plan.grid_teams, 0);
 }
 
@@ -159,7 +158,7 @@ TEST(Planner, SplitKvPartitionsCoverTheLongestVisibleRange) {
   BatchMetadata b = batch(2, 1);
   b.max_seq_len = 1000;
   EXPECT_EQ(plan_launch(b, llama(), 2, true, options).num_segments, 4);  // ceil(1000 / 256)
-  b.window_left = 99;  // a query sees at most 100 keys
+  b.window_left = 99;                                                    // a query sees at most 100 keys
   EXPECT_EQ(plan_launch(b, llama(), 2, true, options).num_segments, 1);
 }
 

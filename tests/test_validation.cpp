@@ -1,6 +1,6 @@
 // Every validation error path: a clear InvalidProblem naming the field, and nothing written.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/run_problem.hpp"
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/problem/validate.hpp"
@@ -59,13 +59,35 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"window_below_minus_one", [](HostProblem& p) { p.params.window_left = -2; }, "window_left"},
         BadInput{"softcap_negative", [](HostProblem& p) { p.params.softcap = -1.0f; }, "softcap"},
         BadInput{"alibi_wrong_size", [](HostProblem& p) { p.alibi_slopes = {1.0f}; }, "alibi_slopes"},
-        BadInput{"alibi_not_finite", [](HostProblem& p) { p.alibi_slopes = {0.5f, kNaN, 0.5f, 0.5f}; }, "alibi_slopes[1]"},
+        BadInput{"alibi_not_finite",
+                 [](HostProblem& p) {
+                   p.alibi_slopes = {0.5f, kNaN, 0.5f, 0.5f};
+                 },
+                 "alibi_slopes[1]"},
         BadInput{"sinks_wrong_size", [](HostProblem& p) { p.sinks = {1.0f}; }, "sinks"},
         BadInput{"prefix_wrong_size", [](HostProblem& p) { p.prefix_lens = {1}; }, "prefix_lens"},
-        BadInput{"prefix_beyond_seq", [](HostProblem& p) { p.prefix_lens = {0, 14, 0}; }, "prefix_lens[1]"},
-        BadInput{"prefix_negative", [](HostProblem& p) { p.prefix_lens = {0, 0, -1}; }, "prefix_lens[2]"},
-        BadInput{"qq_bias_wrong_size", [](HostProblem& p) { p.qq_bias_size = 6; p.qq_bias.assign(35, 0.0f); }, "qq_bias"},
-        BadInput{"qq_bias_too_small", [](HostProblem& p) { p.qq_bias_size = 5; p.qq_bias.assign(25, 0.0f); }, "qq_bias"},
+        BadInput{"prefix_beyond_seq",
+                 [](HostProblem& p) {
+                   p.prefix_lens = {0, 14, 0};
+                 },
+                 "prefix_lens[1]"},
+        BadInput{"prefix_negative",
+                 [](HostProblem& p) {
+                   p.prefix_lens = {0, 0, -1};
+                 },
+                 "prefix_lens[2]"},
+        BadInput{"qq_bias_wrong_size",
+                 [](HostProblem& p) {
+                   p.qq_bias_size = 6;
+                   p.qq_bias.assign(35, 0.0f);
+                 },
+                 "qq_bias"},
+        BadInput{"qq_bias_too_small",
+                 [](HostProblem& p) {
+                   p.qq_bias_size = 5;
+                   p.qq_bias.assign(25, 0.0f);
+                 },
+                 "qq_bias"},
         BadInput{"k_scale_zero", [](HostProblem& p) { p.params.k_scale = 0.0f; }, "k_scale"},
         BadInput{"v_scale_nan", [](HostProblem& p) { p.params.v_scale = kNaN; }, "v_scale"},
         BadInput{"out_scale_negative", [](HostProblem& p) { p.params.out_scale = -1.0f; }, "out_scale"},
@@ -81,9 +103,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"cu_total_mismatch", [](HostProblem& p) { p.cu_seqlens_q[3] -= 1; }, "cu_seqlens_q[3]"},
         BadInput{"query_longer_than_seq", [](HostProblem& p) { p.seq_lens[1] = 4; }, "seq_lens[1]"},
         BadInput{"seq_beyond_blocks", [](HostProblem& p) { p.seq_lens[0] = 1000; }, "seq_lens[0]"},
-        BadInput{"block_id_too_large",
-                 [](HostProblem& p) { p.block_table[std::size_t(p.geometry.max_blocks_per_seq)] = p.geometry.num_blocks; },
-                 "block_table[1][0]"},
+        BadInput{
+            "block_id_too_large",
+            [](HostProblem& p) { p.block_table[std::size_t(p.geometry.max_blocks_per_seq)] = p.geometry.num_blocks; },
+            "block_table[1][0]"},
         BadInput{"block_id_negative", [](HostProblem& p) { p.block_table[1] = -1; }, "block_table[0][1]"}),
     [](const ::testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
@@ -154,9 +177,7 @@ class DeviceValidation : public ::testing::Test {
   AttentionOutput<float> out;
 };
 
-TEST_F(DeviceValidation, AcceptsTheValidProblem) {
-  EXPECT_NO_THROW(attention(in, problem.params, out));
-}
+TEST_F(DeviceValidation, AcceptsTheValidProblem) { EXPECT_NO_THROW(attention(in, problem.params, out)); }
 
 TEST_F(DeviceValidation, OutShapeMismatch) {
   const Geometry& g = problem.geometry;
@@ -177,8 +198,8 @@ TEST_F(DeviceValidation, ValueCacheShapeMismatch) {
 
 TEST_F(DeviceValidation, NonContiguousHeadDimension) {
   const Geometry& g = problem.geometry;
-  Kokkos::View<float*****, Kokkos::LayoutRight, MemorySpace> wide("wide", g.num_blocks, g.block_size,
-                                                                  g.num_kv_heads, g.head_size, 2);
+  Kokkos::View<float*****, Kokkos::LayoutRight, MemorySpace> wide("wide", g.num_blocks, g.block_size, g.num_kv_heads,
+                                                                  g.head_size, 2);
   in.k_cache = Kokkos::subview(wide, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL, 0);
   expect_rejected<InvalidProblem>(out, "k_cache.stride_head_dim");
 }

@@ -59,7 +59,8 @@ static double max_error(double scale) {
 
 int main(void) {
   float* fill[] = {&q[0][0][0], &k_cache[0][0][0][0], &v_cache[0][0][0][0]};
-  int sizes[] = {kTokens * kQHeads * kHead, kBlocks * kBlockSize * kKvHeads * kHead, kBlocks * kBlockSize * kKvHeads * kHead};
+  int sizes[] = {kTokens * kQHeads * kHead, kBlocks * kBlockSize * kKvHeads * kHead,
+                 kBlocks * kBlockSize * kKvHeads * kHead};
   for (int t = 0; t < 3; ++t)
     for (int i = 0; i < sizes[t]; ++i) fill[t][i] = value(i + 100 * t);
 

@@ -12,13 +12,13 @@
 // both cases nothing is written to `out`.
 #pragma once
 
+#include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/error.hpp"
 #include "kattn/core/storage_types.hpp"
-#include "kattn/kernels/attention_inputs.hpp"
-#include "kattn/kernels/batch_metadata.hpp"
-#include "kattn/kernels/workspace.hpp"
+#include "kattn/problem/attention_inputs.hpp"
 #include "kattn/problem/attention_params.hpp"
 #include "kattn/tuning/launch_plan.hpp"
+#include "kattn/workspace.hpp"
 
 #include <Kokkos_Graph.hpp>
 
@@ -38,7 +38,7 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& inputs, const AttentionPar
 // workspace moves it: plans made on it before are then stale and must be made again.
 class AttentionPlan {
  public:
-  struct Launches;  // the parts' launches and their arrays (kernels/attention.cpp)
+  struct Launches;  // the parts' launches and their arrays (attention.cpp)
 
   const CallPlan& call() const { return call_; }
   const Geometry& geometry() const { return geometry_; }

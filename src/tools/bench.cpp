@@ -1,7 +1,7 @@
 #include "tools/bench.hpp"
 
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
 #include "tools/bench_report.hpp"

@@ -80,10 +80,12 @@ HardwareLimits measure_hardware_limits(const std::string& peak_file) {
   const std::string default_file = "data/hardware/" + std::string(build_arch()) + ".json";
   // First: a bad file fails before the measurement. The default is compiled in (builtin_data.hpp),
   // so that it does not depend on the working directory.
-  if (!peak_file.empty()) read_peaks(read_json_file(peak_file, "the hardware file"), peak_file, limits);
+  if (!peak_file.empty())
+    read_peaks(read_json_file(peak_file, "the hardware file"), peak_file, limits);
   else if (const char* text = builtin_data(default_file))
     read_peaks(parse_json_text(text, default_file + " (built in)"), default_file + " (built in)", limits);
-  else limits.peak_source = "unknown: no " + default_file + " built in";
+  else
+    limits.peak_source = "unknown: no " + default_file + " built in";
   limits.device = device_name();
   // 1 GiB views on a GPU; 256 MiB on a host: past most last-level caches, small enough for a test machine.
   limits.copy_bytes = host_backend() ? std::size_t(256) << 20 : std::size_t(1) << 30;

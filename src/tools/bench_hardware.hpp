@@ -15,11 +15,11 @@
 namespace kattn::cli {
 
 struct HardwareLimits {
-  std::string device;            // "NVIDIA H100 80GB HBM3", or the host CPU's model name
-  std::size_t copy_bytes = 0;    // size of each of the two views copied
-  double copy_gb_per_s = 0.0;    // best Kokkos::deep_copy between them, bytes read + written
+  std::string device;          // "NVIDIA H100 80GB HBM3", or the host CPU's model name
+  std::size_t copy_bytes = 0;  // size of each of the two views copied
+  double copy_gb_per_s = 0.0;  // best Kokkos::deep_copy between them, bytes read + written
   std::map<std::string, std::optional<double>> peak_tflop_per_s;  // by dtype name; nullopt = unknown
-  std::string peak_source;       // the file the peaks came from, or why there are none
+  std::string peak_source;                                        // the file the peaks came from, or why there are none
 };
 
 // Measures the copy bandwidth and reads the peaks from `peak_file` (empty: data/hardware/<arch>.json

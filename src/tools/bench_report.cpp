@@ -63,14 +63,17 @@ BenchReport::BenchReport(const BenchOptions& options, HardwareLimits limits)
   fmt::print("copy bandwidth {:.1f} GB/s (read + write); peak TFLOP/s", limits_.copy_gb_per_s);
   for (const auto& [dtype, peak] : limits_.peak_tflop_per_s)
     fmt::print(" {} {}", dtype, peak ? fmt::format("{:.1f}", *peak) : "unknown");
-  fmt::print(" ({})\n{} warm-up + {} timed runs each; mean: attention() host call to completion; run: the plan's"
-             " run() host call to completion (host: its host time alone); graph: the run captured as a graph, a replay's host call"
-             " to completion; kernel: device events, L2 flushed;"
-             " GB/s, TFLOP/s and shares on kernel time\n",
-             limits_.peak_source, options_.warmup, options_.runs);
-  fmt::print("{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>8} {:>6} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n",
-             "case", "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "run us", "host", "graph us", "kernel us", "GB/s",
-             "TFLOP/s", "%copy", "%peak", "plan");
+  fmt::print(
+      " ({})\n{} warm-up + {} timed runs each; mean: attention() host call to completion; run: the plan's"
+      " run() host call to completion (host: its host time alone); graph: the run captured as a graph, a replay's host "
+      "call"
+      " to completion; kernel: device events, L2 flushed;"
+      " GB/s, TFLOP/s and shares on kernel time\n",
+      limits_.peak_source, options_.warmup, options_.runs);
+  fmt::print(
+      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>7} {:>10} {:>8} {:>8} {:>6} {:>8} {:>10} {:>9} {:>9} {:>6} {:>6}  {}\n",
+      "case", "variant", "tile", "bm", "segs", "team", "mean us", "+- us", "run us", "host", "graph us", "kernel us",
+      "GB/s", "TFLOP/s", "%copy", "%peak", "plan");
 }
 
 // What ran: geometry and per-sequence shapes, enough for another tool to rebuild the batch.
@@ -98,8 +101,10 @@ void BenchReport::add_case(const WorkloadSpec& spec, const HostProblem& p, const
                     {"stream_run_us", stream.call.mean_us},
                     {"stream_run_host_us", stream.host.mean_us},
                     {"spec", spec_json(spec)}});
-  fmt::print("{:<24} stream read of its {:.1f} MB, timed as run(): kernel {:.1f} us, {:.1f} GB/s; run {:.1f} us, host {:.1f} us\n",
-             spec.name, work.bytes / 1e6, stream.kernel.mean_us, stream_gb_per_s, stream.call.mean_us, stream.host.mean_us);
+  fmt::print(
+      "{:<24} stream read of its {:.1f} MB, timed as run(): kernel {:.1f} us, {:.1f} GB/s; run {:.1f} us, host {:.1f} "
+      "us\n",
+      spec.name, work.bytes / 1e6, stream.kernel.mean_us, stream_gb_per_s, stream.call.mean_us, stream.host.mean_us);
 }
 
 void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const LaunchPlan& plan, bool forced,
@@ -113,10 +118,11 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
   const std::optional<double> peak = peak_tflop_per_s(limits_, spec.dtype);
   const std::optional<double> peak_share = peak ? std::optional<double>(kernel_tflops / *peak) : std::nullopt;
   fmt::print(
-      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>8.1f} {:>6.1f} {:>8.1f} {:>10.1f} {:>9.1f} {:>9.3f} {:>6} {:>6}  {}\n",
+      "{:<24} {:<17} {:>4} {:>4} {:>4} {:>3}x{:<3} {:>10.1f} {:>8.1f} {:>8.1f} {:>6.1f} {:>8.1f} {:>10.1f} {:>9.1f} "
+      "{:>9.3f} {:>6} {:>6}  {}\n",
       spec.name, to_string(plan.variant), plan.tile_size, plan.block_m, plan.num_segments, plan.team_size,
-      plan.vector_length, t.mean_us, t.stddev_us, r.call.mean_us, r.host.mean_us, replay.call.mean_us, r.kernel.mean_us, kernel_gbs,
-      kernel_tflops, percent(bandwidth_share), percent(peak_share),
+      plan.vector_length, t.mean_us, t.stddev_us, r.call.mean_us, r.host.mean_us, replay.call.mean_us, r.kernel.mean_us,
+      kernel_gbs, kernel_tflops, percent(bandwidth_share), percent(peak_share),
       forced ? std::string("forced")
              : plan.source + (plan.decodes_apart ? " + " + std::to_string(plan.decodes_apart) + " decodes apart" : ""));
   std::fflush(stdout);
@@ -154,32 +160,33 @@ void BenchReport::add_result(const WorkloadSpec& spec, const Geometry& g, const 
 }
 
 void BenchReport::write_json(const std::string& path) const {
-  const nlohmann::json doc{{"schema", "kattn-bench"},
-                           {"schema_version", 3},
-                           {"backend", ExecutionSpace::name()},
-                           {"arch", std::string(build_arch())},
-                           {"device", limits_.device},
-                           {"date", today()},
-                           {"commit", options_.commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.commit)},
-                           {"build", build_info_json()},
-                           {"command", options_.command},
-                           {"scenario", options_.scenario},
-                           {"warmup", options_.warmup},
-                           {"runs", options_.runs},
-                           {"check_values", options_.check_values},
-                           {"untuned", options_.untuned},
-                           {"tuning_table", options_.tuning_table.empty() ? nlohmann::json(nullptr)
-                                                                          : nlohmann::json(options_.tuning_table)},
-                           {"timing", "mean_us: attention() host call to completion, fenced before and after each run; "
-                                      "run_*: the plan's run(), planned once (run_host: the call alone); graph_*: that run captured "
-                                      "once as a graph, its replays timed as run_* and kernel_*; kernel_*: "
-                                      "device events around run(), L2 flushed before each (by writing 256 MiB); stream_* (per case): a "
-                                      "plain streaming read of the case's bytes in one launch, timed as run_* and kernel_*; "
-                                      "gb_per_s and tflop_per_s on mean_us, kernel_* rates and the shares on kernel "
-                                      "time"},
-                           {"hardware", to_json(limits_)},
-                           {"cases", cases_},
-                           {"results", results_}};
+  const nlohmann::json doc{
+      {"schema", "kattn-bench"},
+      {"schema_version", 3},
+      {"backend", ExecutionSpace::name()},
+      {"arch", std::string(build_arch())},
+      {"device", limits_.device},
+      {"date", today()},
+      {"commit", options_.commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.commit)},
+      {"build", build_info_json()},
+      {"command", options_.command},
+      {"scenario", options_.scenario},
+      {"warmup", options_.warmup},
+      {"runs", options_.runs},
+      {"check_values", options_.check_values},
+      {"untuned", options_.untuned},
+      {"tuning_table", options_.tuning_table.empty() ? nlohmann::json(nullptr) : nlohmann::json(options_.tuning_table)},
+      {"timing",
+       "mean_us: attention() host call to completion, fenced before and after each run; "
+       "run_*: the plan's run(), planned once (run_host: the call alone); graph_*: that run captured "
+       "once as a graph, its replays timed as run_* and kernel_*; kernel_*: "
+       "device events around run(), L2 flushed before each (by writing 256 MiB); stream_* (per case): a "
+       "plain streaming read of the case's bytes in one launch, timed as run_* and kernel_*; "
+       "gb_per_s and tflop_per_s on mean_us, kernel_* rates and the shares on kernel "
+       "time"},
+      {"hardware", to_json(limits_)},
+      {"cases", cases_},
+      {"results", results_}};
   write_json_file(path, doc, 1, "the bench results");
 }
 

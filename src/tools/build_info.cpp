@@ -30,25 +30,28 @@ BuildInfo build_info() {
 
 std::string version_text() {
   const BuildInfo b = build_info();
-  return fmt::format("kattn {} (git {})\nKokkos {}: devices {}, arch {}; kernels on {}, tuning arch {}\n"
-                     "compiler {}, build type {}",
-                     b.version, b.git_describe, b.kokkos_version, b.kokkos_devices, b.kokkos_arch,
-                     b.execution_space, b.tuning_arch, b.compiler, b.build_type);
+  return fmt::format(
+      "kattn {} (git {})\nKokkos {}: devices {}, arch {}; kernels on {}, tuning arch {}\n"
+      "compiler {}, build type {}",
+      b.version, b.git_describe, b.kokkos_version, b.kokkos_devices, b.kokkos_arch, b.execution_space, b.tuning_arch,
+      b.compiler, b.build_type);
 }
 
 nlohmann::json build_info_json() {
   const BuildInfo b = build_info();
-  return {{"kattn_version", b.version},   {"git_describe", b.git_describe},   {"kokkos_version", b.kokkos_version},
-          {"kokkos_devices", b.kokkos_devices}, {"kokkos_arch", b.kokkos_arch}, {"execution_space", b.execution_space},
-          {"tuning_arch", b.tuning_arch}, {"compiler", b.compiler},           {"build_type", b.build_type}};
+  return {
+      {"kattn_version", b.version},         {"git_describe", b.git_describe}, {"kokkos_version", b.kokkos_version},
+      {"kokkos_devices", b.kokkos_devices}, {"kokkos_arch", b.kokkos_arch},   {"execution_space", b.execution_space},
+      {"tuning_arch", b.tuning_arch},       {"compiler", b.compiler},         {"build_type", b.build_type}};
 }
 
 std::string command_line(int argc, char** argv) {
   std::string line = "kattn";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                             "0123456789_-+=.,:/@%") == std::string::npos;
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789_-+=.,:/@%") == std::string::npos;
     if (plain) {
       line += " " + arg;
     } else {

@@ -7,14 +7,14 @@
 
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
+#include "kattn/harness/run_problem.hpp"
 #include "kattn/io/reference_file.hpp"
-#include "kattn/kernels/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/workload/generator.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include <functional>
 #include <limits>
@@ -100,8 +100,8 @@ int run_command(const std::string& input, const std::string& output, const std::
   if (!variant_name.empty()) options.variant = parse_variant(variant_name);
   const ProblemRun run = run_problem(chosen->problem, options);
   write_output_file(output, *chosen, run.out, std::string(to_string(run.plan.variant)));
-  fmt::print("{}: case {} ({} tokens) -> {} with variant {}\n", input, chosen->name, chosen->problem.geometry.num_tokens,
-             output, to_string(run.plan.variant));
+  fmt::print("{}: case {} ({} tokens) -> {} with variant {}\n", input, chosen->name,
+             chosen->problem.geometry.num_tokens, output, to_string(run.plan.variant));
   return kSuccess;
 }
 
@@ -121,11 +121,13 @@ void warn_of_deprecated_aliases(int argc, char** argv) {
 int main(int argc, char** argv) {
   CLI::App app{"kattn: paged attention kernels (Kokkos), oracle and references"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", [] { return version_text(); }, "print the versions of kattn, Kokkos and the compiler");
+  app.set_version_flag(
+      "--version", [] { return version_text(); }, "print the versions of kattn, Kokkos and the compiler");
   app.footer("Kokkos' options keep their --kokkos- names (--kokkos-help lists them); see docs/cli.md.");
 
   std::string file, variant = "all", only_case;
-  CLI::App* validate = app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
+  CLI::App* validate =
+      app.add_subcommand("validate", "run the kernels on a reference file and compare with its oracle output");
   validate->add_option("file", file, "reference HDF5 file")->required();
   validate->add_option("--variant", variant, "kernel variant, all, or planned")->capture_default_str();
   validate->add_option("--case", only_case, "validate only this case");
@@ -172,9 +174,13 @@ int main(int argc, char** argv) {
   bench->add_option("--commit", bench_options.commit, "source revision to record in the JSON");
 
   SimulateOptions sim_options;
-  CLI::App* simulate = app.add_subcommand("simulate", "replay a request trace through a vLLM-like scheduler, "
-                                                      "timing each step's attention on the kernels");
-  simulate->add_option("--model", sim_options.model_file, "model config JSON, or a built-in one by name: tiny, llama-3.1-8b (docs/simulation.md)")->required();
+  CLI::App* simulate = app.add_subcommand("simulate",
+                                          "replay a request trace through a vLLM-like scheduler, "
+                                          "timing each step's attention on the kernels");
+  simulate
+      ->add_option("--model", sim_options.model_file,
+                   "model config JSON, or a built-in one by name: tiny, llama-3.1-8b (docs/simulation.md)")
+      ->required();
   simulate->add_option("--trace", sim_options.trace_file, "request trace JSON");
   simulate->add_option("--poisson", sim_options.poisson, "RATE,N: N requests with Poisson arrivals at RATE per second");
   simulate->add_flag("--latency-experiment", sim_options.latency_experiment,
@@ -197,25 +203,29 @@ int main(int argc, char** argv) {
                        "also write the whole report to this JSON file (--json: deprecated alias)");
   simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
   simulate->add_option("--predict", sim_options.predict_arch,
-                       "ARCH (h100, a100, mi300x, mi250, cpu) or a parameter file: predict each step's attention "
+                       "ARCH (h100, a100, mi300, mi250, cpu) or a parameter file: predict each step's attention "
                        "with the hardware model (docs/hardware-model.md) instead of running the kernels");
-  simulate->add_flag("--graph-replay", sim_options.graph_replay,
-                     "run every step as a captured graph (paper 6.2), timing each step's eager call too")
+  simulate
+      ->add_flag("--graph-replay", sim_options.graph_replay,
+                 "run every step as a captured graph (paper 6.2), timing each step's eager call too")
       ->excludes("--predict");
-  simulate->add_option("--variant", sim_options.variant,
-                       "run every call on this kernel variant (as Figure 9 compares kernel versions); default: planned")
+  simulate
+      ->add_option("--variant", sim_options.variant,
+                   "run every call on this kernel variant (as Figure 9 compares kernel versions); default: planned")
       ->excludes("--predict");
 
   CalibrateOptions calibrate_options;
   CLI::App* model_app = app.add_subcommand("model", "the hardware model (docs/hardware-model.md)");
-  CLI::App* calibrate = model_app->add_subcommand("calibrate", "fit the model's free parameters on bench JSON and "
-                                                               "report its error on held-out cases");
+  CLI::App* calibrate = model_app->add_subcommand("calibrate",
+                                                  "fit the model's free parameters on bench JSON and "
+                                                  "report its error on held-out cases");
   model_app->require_subcommand(1);
   calibrate->add_option("--suite", calibrate_options.suite, "bench JSON of the calibration runs")->required();
   calibrate->add_option("--holdout", calibrate_options.holdout, "more bench JSON, held out (repeatable)");
   calibrate->add_option("--hardware", calibrate_options.hardware, "parameter file to start from")->required();
-  calibrate->add_option("--calibrate-on", calibrate_options.calibrate_on,
-                        "fit the suite cases whose name contains this; hold out the others")
+  calibrate
+      ->add_option("--calibrate-on", calibrate_options.calibrate_on,
+                   "fit the suite cases whose name contains this; hold out the others")
       ->capture_default_str();
   calibrate->add_option("--output,--out", calibrate_options.out,
                         "write the parameter file with the fitted values (--out: deprecated alias)");

@@ -97,9 +97,8 @@ double log_error(const std::vector<Sample>& samples, const model::HardwareModel&
 
 // The free parameters, in the order fit() and the file's fields take them; shares are kept in (0, 1].
 constexpr int kFreeParameters = 7;
-constexpr const char* kFreeNames[kFreeParameters] = {"mem_efficiency", "tensor_efficiency", "vector_efficiency",
-                                                      "launch_us",      "item_us",           "host_us",
-                                                      "parts_overlap"};
+constexpr const char* kFreeNames[kFreeParameters] = {
+    "mem_efficiency", "tensor_efficiency", "vector_efficiency", "launch_us", "item_us", "host_us", "parts_overlap"};
 constexpr bool kShare[kFreeParameters] = {true, true, true, false, false, false, true};
 std::array<double*, kFreeParameters> free_parameters(model::HardwareModel& hw) {
   return {&hw.mem_efficiency, &hw.tensor_efficiency, &hw.vector_efficiency, &hw.launch_us,
@@ -191,20 +190,20 @@ int model_calibrate_command(const CalibrateOptions& o) {
   if (!o.out.empty()) {
     nlohmann::json file = read_json_file(o.hardware, "the hardware model file");
     const nlohmann::json suite = read_json_file(o.suite, "the bench results");
-    const std::string provenance =
-        fmt::format("calibrated by kattn model calibrate on {} ({}, {}, kattn commit {}), cases containing '{}'",
-                    o.suite, suite.value("device", "?"), suite.value("date", "?"), suite.value("commit", "?"),
-                    o.calibrate_on);
+    const std::string provenance = fmt::format(
+        "calibrated by kattn model calibrate on {} ({}, {}, kattn commit {}), cases containing '{}'", o.suite,
+        suite.value("device", "?"), suite.value("date", "?"), suite.value("commit", "?"), o.calibrate_on);
     file["free_parameters"] = provenance;
     for (int k = 0; k < kFreeParameters; ++k) {
       // A parameter no calibration case depends on (halving it leaves the error unchanged) is not fitted.
       model::HardwareModel probe = hw;
       *free_parameters(probe)[k] *= 0.5;
       const bool identified = std::abs(log_error(samples, probe) - log_error(samples, hw)) > 1e-12;
-      file[kFreeNames[k]] = {{"value", std::round(*fitted[k] * 1e4) / 1e4},
-                    {"source", identified ? provenance
-                                          : "not identified by the calibration (no fitted case depends on it): "
-                                            "kept from the starting file, assumed"}};
+      file[kFreeNames[k]] = {
+          {"value", std::round(*fitted[k] * 1e4) / 1e4},
+          {"source", identified ? provenance
+                                : "not identified by the calibration (no fitted case depends on it): "
+                                  "kept from the starting file, assumed"}};
     }
     file["calibration_error"] = report;
     write_json_file(o.out, file, 2, "the parameter file");

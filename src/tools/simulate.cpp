@@ -34,8 +34,8 @@ sim::PoissonSpec poisson_spec(const SimulateOptions& o) {
     spec.rate_per_s = std::stod(o.poisson.substr(0, comma));
     spec.num_requests = std::stoi(o.poisson.substr(comma + 1));
   } catch (const std::logic_error&) {
-    throw std::invalid_argument("--poisson takes RATE,N (requests per second, number of requests), not '" +
-                                o.poisson + "'");
+    throw std::invalid_argument("--poisson takes RATE,N (requests per second, number of requests), not '" + o.poisson +
+                                "'");
   }
   spec.prompt = sim::parse_length_distribution(o.prompt_len.empty() ? "uniform:128:1024" : o.prompt_len);
   spec.output = sim::parse_length_distribution(o.output_len.empty() ? "uniform:64:512" : o.output_len);

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <utility>
 
-
 namespace kattn::cli {
 namespace {
 
@@ -107,7 +106,8 @@ ServingMetrics serving_metrics(const sim::SimulationResult& r) {
     ttft.push_back(1e3 * q.ttft_s());
     e2el.push_back(1e3 * (q.tokens.back().time_s - q.request.arrival_s));
     if (q.tokens.size() > 1) tpot.push_back(1e3 * q.mean_itl_s());
-    for (std::size_t t = 1; t < q.tokens.size(); ++t) itl.push_back(1e3 * (q.tokens[t].time_s - q.tokens[t - 1].time_s));
+    for (std::size_t t = 1; t < q.tokens.size(); ++t)
+      itl.push_back(1e3 * (q.tokens[t].time_s - q.tokens[t - 1].time_s));
   }
   m.duration_s = r.end_s;
   if (m.duration_s > 0.0) {
@@ -135,8 +135,8 @@ void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c,
     fmt::print("{:>7} {:>10.4f} {:>8} {:>10} {:>14.1f} {:>12.1f} {:>8.1f}%\n", i, s.start_s, s.num_decodes,
                s.num_prefill_tokens, s.attention_us, s.other_us, 100.0 * s.kv_blocks_used / c.num_kv_blocks);
   }
-  fmt::print("{:>7} {:>10} {:>7} {:>7} {:>10} {:>9} {:>12} {:>9} {:>8}\n", "request", "arrival s", "prompt",
-             "output", "TTFT ms", "attn TTFT", "mean ITL ms", "attn ITL", "preempt");
+  fmt::print("{:>7} {:>10} {:>7} {:>7} {:>10} {:>9} {:>12} {:>9} {:>8}\n", "request", "arrival s", "prompt", "output",
+             "TTFT ms", "attn TTFT", "mean ITL ms", "attn ITL", "preempt");
   std::vector<double> ttft, itl;
   for (std::size_t i : spread(r.requests.size(), rows)) {
     const sim::RequestRecord& q = r.requests[i];
@@ -149,43 +149,54 @@ void print_simulation(const sim::SimulationResult& r, const sim::ModelConfig& c,
     ttft.push_back(q.ttft_s());
     if (q.tokens.size() > 1) itl.push_back(q.mean_itl_s());
   }
-  fmt::print("{} requests, {} steps, {} tokens generated, {:.4f} s simulated; attention {:.1f}% of the busy time; "
-             "mean TTFT {:.3f} ms, mean ITL {:.3f} ms; peak KV {:.1f}%, {} preemptions\n",
-             r.requests.size(), r.steps.size(), r.total_tokens_generated(), r.end_s,
-             100.0 * r.total_attention_us() / r.total_busy_us(), 1e3 * mean(ttft), 1e3 * mean(itl),
-             100.0 * r.peak_kv_blocks() / c.num_kv_blocks, r.total_preemptions());
+  fmt::print(
+      "{} requests, {} steps, {} tokens generated, {:.4f} s simulated; attention {:.1f}% of the busy time; "
+      "mean TTFT {:.3f} ms, mean ITL {:.3f} ms; peak KV {:.1f}%, {} preemptions\n",
+      r.requests.size(), r.steps.size(), r.total_tokens_generated(), r.end_s,
+      100.0 * r.total_attention_us() / r.total_busy_us(), 1e3 * mean(ttft), 1e3 * mean(itl),
+      100.0 * r.peak_kv_blocks() / c.num_kv_blocks, r.total_preemptions());
   const ReplaySummary replay = replay_summary(r);
   if (replay.steps > 0)
-    fmt::print("graph replay: {} of {} steps; attention per layer {:.1f} us replayed vs {:.1f} us eager: {:.1f} us "
-               "({:.1f}%) saved per layer, {:.3f} ms per step of {} layers\n",
-               replay.steps, r.steps.size(), replay.replay_us, replay.eager_us, replay.eager_us - replay.replay_us,
-               100.0 * (replay.eager_us - replay.replay_us) / replay.eager_us,
-               1e-3 * (replay.eager_us - replay.replay_us) * c.num_layers, c.num_layers);
+    fmt::print(
+        "graph replay: {} of {} steps; attention per layer {:.1f} us replayed vs {:.1f} us eager: {:.1f} us "
+        "({:.1f}%) saved per layer, {:.3f} ms per step of {} layers\n",
+        replay.steps, r.steps.size(), replay.replay_us, replay.eager_us, replay.eager_us - replay.replay_us,
+        100.0 * (replay.eager_us - replay.replay_us) / replay.eager_us,
+        1e-3 * (replay.eager_us - replay.replay_us) * c.num_layers, c.num_layers);
   print_serving_metrics(serving_metrics(r));
 }
 
 void write_simulation_json(const std::string& path, const sim::SimulationResult& r, const sim::ModelConfig& c,
-                           const std::string& timer, const std::string& source,
-                           const std::string& predicted_arch) {
+                           const std::string& timer, const std::string& source, const std::string& predicted_arch) {
   using nlohmann::json;
   json steps = json::array();
   for (const sim::StepRecord& s : r.steps)
-    steps.push_back({{"start_s", s.start_s}, {"end_s", s.end_s}, {"num_decodes", s.num_decodes},
-                     {"num_prefill_seqs", s.num_prefill_seqs}, {"num_prefill_tokens", s.num_prefill_tokens},
-                     {"attention_us_per_layer", s.attention_us_per_layer}, {"attention_us", s.attention_us},
-                     {"other_us", s.other_us}, {"kv_blocks_used", s.kv_blocks_used},
-                     {"num_preempted", s.num_preempted}, {"replayed", s.replayed},
+    steps.push_back({{"start_s", s.start_s},
+                     {"end_s", s.end_s},
+                     {"num_decodes", s.num_decodes},
+                     {"num_prefill_seqs", s.num_prefill_seqs},
+                     {"num_prefill_tokens", s.num_prefill_tokens},
+                     {"attention_us_per_layer", s.attention_us_per_layer},
+                     {"attention_us", s.attention_us},
+                     {"other_us", s.other_us},
+                     {"kv_blocks_used", s.kv_blocks_used},
+                     {"num_preempted", s.num_preempted},
+                     {"replayed", s.replayed},
                      {"eager_us_per_layer", s.eager_us_per_layer}});
   json requests = json::array();
   for (const sim::RequestRecord& q : r.requests) {
     json tokens = json::array();
     for (const sim::TokenRecord& t : q.tokens)
       tokens.push_back({{"time_s", t.time_s}, {"step", t.step}, {"attention_us", t.attention_us}});
-    requests.push_back({{"id", q.request.id}, {"arrival_s", q.request.arrival_s},
-                        {"prompt_len", q.request.prompt_len}, {"output_len", q.request.output_len},
-                        {"ttft_s", q.ttft_s()}, {"mean_itl_s", q.mean_itl_s()},
+    requests.push_back({{"id", q.request.id},
+                        {"arrival_s", q.request.arrival_s},
+                        {"prompt_len", q.request.prompt_len},
+                        {"output_len", q.request.output_len},
+                        {"ttft_s", q.ttft_s()},
+                        {"mean_itl_s", q.mean_itl_s()},
                         {"ttft_attention_share", q.ttft_attention_share()},
-                        {"itl_attention_share", q.itl_attention_share()}, {"num_preemptions", q.num_preemptions},
+                        {"itl_attention_share", q.itl_attention_share()},
+                        {"num_preemptions", q.num_preemptions},
                         {"tokens", tokens}});
   }
   const json model = {{"name", c.name},
@@ -211,35 +222,37 @@ void write_simulation_json(const std::string& path, const sim::SimulationResult&
                   {"output_throughput", m.output_throughput},
                   {"total_token_throughput", m.total_token_throughput}};
   for (const auto& [name, d] : {std::pair<const char*, const Distribution&>{"ttft", m.ttft_ms},
-                                {"tpot", m.tpot_ms}, {"itl", m.itl_ms}, {"e2el", m.e2el_ms}}) {
+                                {"tpot", m.tpot_ms},
+                                {"itl", m.itl_ms},
+                                {"e2el", m.e2el_ms}}) {
     serving[std::string("mean_") + name + "_ms"] = d.mean;
     serving[std::string("median_") + name + "_ms"] = d.median;
     serving[std::string("p90_") + name + "_ms"] = d.p90;
     serving[std::string("p99_") + name + "_ms"] = d.p99;
   }
   json doc = {{"schema", "kattn-simulation"},
-                    {"schema_version", 1},
-                    {"backend", ExecutionSpace::name()},
-                    {"timer", timer},
-                    {"attention_layers", c.num_layers},
-                    {"source", source},
-                    {"model", model},
-                    {"totals",
-                     {{"num_requests", r.requests.size()},
-                      {"num_steps", r.steps.size()},
-                      {"tokens_generated", r.total_tokens_generated()},
-                      {"end_s", r.end_s},
-                      {"attention_us", r.total_attention_us()},
-                      {"busy_us", r.total_busy_us()},
-                      {"peak_kv_blocks", r.peak_kv_blocks()},
-                      {"preemptions", r.total_preemptions()}}},
-                    {"serving", serving},
-                    {"graph_replay",
-                     {{"steps", replay.steps},
-                      {"mean_replay_us_per_layer", replay.replay_us},
-                      {"mean_eager_us_per_layer", replay.eager_us}}},
-                    {"steps", steps},
-                    {"requests", requests}};
+              {"schema_version", 1},
+              {"backend", ExecutionSpace::name()},
+              {"timer", timer},
+              {"attention_layers", c.num_layers},
+              {"source", source},
+              {"model", model},
+              {"totals",
+               {{"num_requests", r.requests.size()},
+                {"num_steps", r.steps.size()},
+                {"tokens_generated", r.total_tokens_generated()},
+                {"end_s", r.end_s},
+                {"attention_us", r.total_attention_us()},
+                {"busy_us", r.total_busy_us()},
+                {"peak_kv_blocks", r.peak_kv_blocks()},
+                {"preemptions", r.total_preemptions()}}},
+              {"serving", serving},
+              {"graph_replay",
+               {{"steps", replay.steps},
+                {"mean_replay_us_per_layer", replay.replay_us},
+                {"mean_eager_us_per_layer", replay.eager_us}}},
+              {"steps", steps},
+              {"requests", requests}};
   // --predict: the times are the hardware model's predictions for that architecture, not measurements.
   doc["predicted"] = !predicted_arch.empty();
   if (!predicted_arch.empty()) doc["predicted_arch"] = predicted_arch;

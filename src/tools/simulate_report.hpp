@@ -33,10 +33,9 @@ struct ServingMetrics {
 };
 ServingMetrics serving_metrics(const sim::SimulationResult& result);
 
-void print_simulation(const sim::SimulationResult& result, const sim::ModelConfig& config,
-                      const std::string& timer, int rows);
-void write_simulation_json(const std::string& path, const sim::SimulationResult& result,
-                           const sim::ModelConfig& config, const std::string& timer, const std::string& source,
-                           const std::string& predicted_arch = "");
+void print_simulation(const sim::SimulationResult& result, const sim::ModelConfig& config, const std::string& timer,
+                      int rows);
+void write_simulation_json(const std::string& path, const sim::SimulationResult& result, const sim::ModelConfig& config,
+                           const std::string& timer, const std::string& source, const std::string& predicted_arch = "");
 
 }  // namespace kattn::cli

@@ -13,7 +13,8 @@ void add_sweep_options(CLI::App* app, SweepOptions& o) {
   app->add_option("--scenario", o.scenario, "scenario JSON file, or several separated by commas");
   app->add_option("--case", o.only_cases, "sweep only these cases (comma separated; with or without the -dtype)")
       ->delimiter(',');
-  app->add_option("--space", o.space, "search space JSON (default: the built-in data/tuning/spaces/gpu.json, host.json on CPUs)");
+  app->add_option("--space", o.space,
+                  "search space JSON (default: the built-in data/tuning/spaces/gpu.json, host.json on CPUs)");
   app->add_option("--warmup", o.warmup, "untimed runs of each plan (at least one runs: it plans the call)")
       ->check(CLI::Range(0, std::numeric_limits<int>::max()))
       ->capture_default_str();
@@ -44,8 +45,9 @@ CLI::App* add_tune_command(CLI::App& app, const std::string& command, std::funct
   auto out_dir = std::make_shared<std::string>();
   sweep->command = both_sweep->command = fit->command = both_fit->command = command;
 
-  CLI::App* tune = app.add_subcommand("tune", "autotune the launch plans: sweep the plan space on a scenario, then fit "
-                                              "the tuning table (both, or one with a subcommand)");
+  CLI::App* tune = app.add_subcommand("tune",
+                                      "autotune the launch plans: sweep the plan space on a scenario, then fit "
+                                      "the tuning table (both, or one with a subcommand)");
   tune->require_subcommand(0, 1);
   add_sweep_options(tune, *both_sweep);
   add_fit_options(tune, *both_fit);
@@ -54,7 +56,8 @@ CLI::App* add_tune_command(CLI::App& app, const std::string& command, std::funct
   CLI::App* sweep_app = tune->add_subcommand("sweep", "time every plan of the search space on each scenario batch");
   add_sweep_options(sweep_app, *sweep);
   sweep_app->get_option("--scenario")->required();
-  sweep_app->add_option("--output,--out", sweep->out, "raw results JSON to write (--out: deprecated alias)")->required();
+  sweep_app->add_option("--output,--out", sweep->out, "raw results JSON to write (--out: deprecated alias)")
+      ->required();
 
   CLI::App* fit_app = tune->add_subcommand("fit", "fit the decision tree of a tuning table to raw sweep results");
   fit_app->add_option("raw", fit->raw, "raw results of kattn tune sweep")->required();

@@ -38,7 +38,8 @@ nlohmann::ordered_json leaf_plan(const nlohmann::json& plan, const nlohmann::jso
   return leaf;
 }
 
-nlohmann::ordered_json tree_json(const TuneData& data, const FittedTree& tree, int index, const nlohmann::json& defaults) {
+nlohmann::ordered_json tree_json(const TuneData& data, const FittedTree& tree, int index,
+                                 const nlohmann::json& defaults) {
   const TreeNode& node = tree.nodes[std::size_t(index)];
   if (node.feature < 0)
     return {{"name", node.name},
@@ -65,7 +66,8 @@ std::vector<double> cross_validated_costs(const TuneData& data, const TreeLimits
       if (fold_of[data.groups[s]] != fold) train.push_back(int(s));
     const FittedTree tree = fit_tree(data.costs, train, limits);
     for (std::size_t s = 0; s < data.names.size(); ++s)
-      if (fold_of[data.groups[s]] == fold) costs[s] = data.costs.cost[s][std::size_t(tree.plan_for(data.costs.values[s]))];
+      if (fold_of[data.groups[s]] == fold)
+        costs[s] = data.costs.cost[s][std::size_t(tree.plan_for(data.costs.values[s]))];
   }
   return costs;
 }
@@ -110,9 +112,12 @@ TuneData tune_data(const std::vector<nlohmann::json>& raw, const std::vector<std
     if (f == 0) data.space_defaults = space_defaults;
     if (space_defaults != data.space_defaults)
       throw std::invalid_argument(origins[f] + ": its space defaults differ from " + origins[0] + "'s");
-    data.sweeps.push_back({{"file", origins[f]},        {"device", doc.value("device", "")},
-                           {"date", doc.value("date", "")}, {"commit", doc.value("commit", nlohmann::json())},
-                           {"command", doc.value("command", "")}, {"complete", doc.value("complete", false)}});
+    data.sweeps.push_back({{"file", origins[f]},
+                           {"device", doc.value("device", "")},
+                           {"date", doc.value("date", "")},
+                           {"commit", doc.value("commit", nlohmann::json())},
+                           {"command", doc.value("command", "")},
+                           {"complete", doc.value("complete", false)}});
     const double prune = doc.at("prune").get<double>();
     for (const nlohmann::json& sample : doc.at("samples")) {
       Timed t;
@@ -141,7 +146,8 @@ TuneData tune_data(const std::vector<nlohmann::json>& raw, const std::vector<std
         continue;
       }
       std::vector<double> values;
-      for (const std::string& name : data.costs.features) values.push_back(sample.at("features").at(name).get<double>());
+      for (const std::string& name : data.costs.features)
+        values.push_back(sample.at("features").at(name).get<double>());
       data.costs.values.push_back(values);
       data.names.push_back(sample.at("name").get<std::string>());
       data.groups.push_back(scenario_case(sample.at("case").get<std::string>(), sample.at("dtype").get<std::string>()));
@@ -204,8 +210,10 @@ Slowdown slowdown_of(const std::vector<double>& costs) {
 
 FitResult fit_table(const TuneData& data, const FitOptions& o) {
   if (o.max_depth < 0 || o.min_leaf < 1 || o.folds < 2)
-    throw std::invalid_argument(fmt::format("--max-depth {} must be at least 0, --min-leaf {} at least 1 and --folds {} "
-                                            "at least 2", o.max_depth, o.min_leaf, o.folds));
+    throw std::invalid_argument(
+        fmt::format("--max-depth {} must be at least 0, --min-leaf {} at least 1 and --folds {} "
+                    "at least 2",
+                    o.max_depth, o.min_leaf, o.folds));
   TreeLimits limits;
   limits.max_depth = o.max_depth;
   limits.min_leaf = o.min_leaf;
@@ -236,8 +244,11 @@ FitResult fit_table(const TuneData& data, const FitOptions& o) {
         {"sweeps", data.sweeps},
         {"samples", data.names.size()},
         {"plans", data.plans.size()},
-        {"fit", {{"max_depth", o.max_depth}, {"min_leaf", o.min_leaf}, {"min_gain", limits.min_gain},
-                 {"cost", "ln(time / the sample's best); pruned: at least ln(prune); rejected or untimed: 2 ln(prune)"}}},
+        {"fit",
+         {{"max_depth", o.max_depth},
+          {"min_leaf", o.min_leaf},
+          {"min_gain", limits.min_gain},
+          {"cost", "ln(time / the sample's best); pruned: at least ln(prune); rejected or untimed: 2 ln(prune)"}}},
         {"slowdown",
          {{"what", "time of the plan over the sample's fastest swept plan: geometric mean and max over the samples"},
           {"tuned_in_sample", slowdown_json(fit.in_sample)},

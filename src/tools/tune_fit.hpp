@@ -15,14 +15,14 @@ namespace kattn::cli {
 // The samples of one or more raw result files, with their costs under every candidate plan.
 struct TuneData {
   CostMatrix costs;
-  std::vector<nlohmann::json> plans;  // each candidate's override set, by plan index
-  std::vector<std::string> names;     // "<case>[part]" per sample
-  std::vector<std::string> groups;    // the scenario case per sample: cross-validation keeps it whole
-  std::vector<double> untuned_cost;   // ln(untuned time / best) per sample; NaN where not timed
-  std::vector<double> planned_cost;   // the same for the table the sweep's build had
-  nlohmann::json space_defaults;      // what the override sets go over
+  std::vector<nlohmann::json> plans;                // each candidate's override set, by plan index
+  std::vector<std::string> names;                   // "<case>[part]" per sample
+  std::vector<std::string> groups;                  // the scenario case per sample: cross-validation keeps it whole
+  std::vector<double> untuned_cost;                 // ln(untuned time / best) per sample; NaN where not timed
+  std::vector<double> planned_cost;                 // the same for the table the sweep's build had
+  nlohmann::json space_defaults;                    // what the override sets go over
   nlohmann::json sweeps = nlohmann::json::array();  // provenance of each file
-  int skipped = 0;                    // samples without a single timed candidate
+  int skipped = 0;                                  // samples without a single timed candidate
 };
 
 // Cost of a sample under a plan: ln(t / t_best); a pruned plan at least ln(prune); a rejected or

@@ -1,6 +1,6 @@
 #include "tools/tune_samples.hpp"
 
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 
 #include <stdexcept>
 
@@ -37,7 +37,8 @@ HostProblem slice_sequences(const HostProblem& p, int first, int count) {
 
 std::string scenario_case(const std::string& name, const std::string& dtype) {
   const std::string suffix = "-" + dtype;
-  const bool suffixed = name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool suffixed =
+      name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   return suffixed ? name.substr(0, name.size() - suffix.size()) : name;
 }
 

@@ -4,7 +4,7 @@
 // samples, the whole batch (split or fused) and the two parts; any other case is one.
 #pragma once
 
-#include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/batch/batch_metadata.hpp"
 #include "kattn/problem/host_problem.hpp"
 
 #include <string>

@@ -63,7 +63,8 @@ std::vector<nlohmann::json> expand_group(const nlohmann::json& group, const std:
   }
   for (const auto& [key, value] : group.items()) {
     const std::vector<std::string>& fields = plan_field_names();
-    if (key != "name" && key != "when" && key != "variants" && std::find(fields.begin(), fields.end(), key) == fields.end())
+    if (key != "name" && key != "when" && key != "variants" &&
+        std::find(fields.begin(), fields.end(), key) == fields.end())
       fail(origin, where, "unknown key '" + key + "'");
   }
   for (const nlohmann::json& plan : plans) check_plan(plan, origin, where + " plan " + plan.dump());
@@ -111,7 +112,8 @@ SearchSpace parse_search_space(const std::string& json_text, const std::string& 
     parsed.name = group.value("name", where);
     if (group.contains("when")) {
       if (!group["when"].is_array()) fail(origin, where + ".when", "must be a list of feature bounds");
-      for (const nlohmann::json& test : group["when"]) parsed.when.push_back(parse_bound(test, origin, where + ".when"));
+      for (const nlohmann::json& test : group["when"])
+        parsed.when.push_back(parse_bound(test, origin, where + ".when"));
     }
     parsed.overrides = expand_group(group, origin, where);
     space.groups.push_back(std::move(parsed));
@@ -139,10 +141,11 @@ nlohmann::json full_plan(const nlohmann::json& defaults, const nlohmann::json& o
 }
 
 TuningTable plan_table(const nlohmann::json& defaults, const nlohmann::json& overrides, const std::string& origin) {
-  return TuningTable::parse(
-      nlohmann::json{{"arch", "search space"}, {"defaults", defaults}, {"tree", {{"name", describe_plan(overrides)}, {"plan", overrides}}}}
-          .dump(),
-      origin);
+  return TuningTable::parse(nlohmann::json{{"arch", "search space"},
+                                           {"defaults", defaults},
+                                           {"tree", {{"name", describe_plan(overrides)}, {"plan", overrides}}}}
+                                .dump(),
+                            origin);
 }
 
 std::string describe_plan(const nlohmann::json& plan) {

@@ -2,7 +2,7 @@
 // admits (format: docs/tuning-tables.md#search-space).
 #pragma once
 
-#include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/batch/batch_metadata.hpp"
 #include "kattn/problem/geometry.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
@@ -14,7 +14,7 @@
 namespace kattn::cli {
 
 struct FeatureBound {
-  std::string feature;      // a batch_feature name
+  std::string feature;  // a batch_feature name
   double at_least = -1e300;
   double at_most = 1e300;
 };

@@ -1,9 +1,9 @@
 // `kattn tune sweep`: every plan of the search space timed on every sample of a scenario.
+#include "kattn/harness/device_problem.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
-#include "kattn/kernels/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kattn/workload/generator.hpp"
-#include "kattn/io/builtin_data.hpp"
 #include "tools/bench_hardware.hpp"
 #include "tools/bench_report.hpp"
 #include "tools/commands.hpp"
@@ -171,7 +171,8 @@ std::vector<ScenarioSample> scenario_samples(const SweepOptions& o) {
     unmatched.erase(std::remove_if(unmatched.begin(), unmatched.end(), matches), unmatched.end());
     BatchSpec batch = draw_batch(spec);
     batch.with_values = false;
-    for (TuneSample& sample : tune_samples(spec.name, generate_batch(batch))) samples.push_back({spec, std::move(sample)});
+    for (TuneSample& sample : tune_samples(spec.name, generate_batch(batch)))
+      samples.push_back({spec, std::move(sample)});
   }
   if (!unmatched.empty()) throw std::invalid_argument(o.scenario + ": no case named '" + unmatched.front() + "'");
   return samples;
@@ -208,8 +209,9 @@ int tune_sweep_command(const SweepOptions& o) {
                      {"runs", o.runs},
                      {"prune", o.prune},
                      {"check_values", o.check_values},
-                     {"timing", "kernel time: device events around the plan's run() (planned once), the L2 flushed "
-                                "before each run by writing 256 MiB (as kattn bench's kernel_*)"},
+                     {"timing",
+                      "kernel time: device events around the plan's run() (planned once), the L2 flushed "
+                      "before each run by writing 256 MiB (as kattn bench's kernel_*)"},
                      {"features", batch_feature_names()},
                      {"samples", nlohmann::json::array()}};
   fmt::print(stderr, "kattn tune sweep {} on {} ({}): {} samples, space {}\n", o.scenario, ExecutionSpace::name(),

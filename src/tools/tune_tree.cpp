@@ -56,9 +56,11 @@ Split best_split(const CostMatrix& m, const std::vector<int>& samples, const Tre
     for (std::size_t i = 1; i < n; ++i) {
       left.add(m, order[i - 1], +1);
       right.add(m, order[i - 1], -1);
-      if (value(order[i - 1]) == value(order[i]) || i < std::size_t(limits.min_leaf) || n - i < std::size_t(limits.min_leaf))
+      if (value(order[i - 1]) == value(order[i]) || i < std::size_t(limits.min_leaf) ||
+          n - i < std::size_t(limits.min_leaf))
         continue;
-      const double gain = parent - least(left.cost, left.rejections).second - least(right.cost, right.rejections).second;
+      const double gain =
+          parent - least(left.cost, left.rejections).second - least(right.cost, right.rejections).second;
       if (gain > best.gain) best = {int(f), value(order[i - 1]), gain};
     }
   }
@@ -66,11 +68,14 @@ Split best_split(const CostMatrix& m, const std::vector<int>& samples, const Tre
 }
 
 std::string bound_text(const std::string& feature, const char* op, double value) {
-  return value == std::floor(value) ? fmt::format("{}{}{:.0f}", feature, op, value) : fmt::format("{}{}{:g}", feature, op, value);
+  return value == std::floor(value) ? fmt::format("{}{}{:.0f}", feature, op, value)
+                                    : fmt::format("{}{}{:g}", feature, op, value);
 }
 
-void grow(const CostMatrix& m, FittedTree& tree, int index, int depth, const std::string& path, const TreeLimits& limits) {
-  const Split split = depth < limits.max_depth ? best_split(m, tree.nodes[std::size_t(index)].samples, limits) : Split{};
+void grow(const CostMatrix& m, FittedTree& tree, int index, int depth, const std::string& path,
+          const TreeLimits& limits) {
+  const Split split =
+      depth < limits.max_depth ? best_split(m, tree.nodes[std::size_t(index)].samples, limits) : Split{};
   if (split.feature < 0) {
     tree.nodes[std::size_t(index)].plan = best_plan(m, tree.nodes[std::size_t(index)].samples);
     tree.nodes[std::size_t(index)].name = path.empty() ? "all" : path;
@@ -78,7 +83,8 @@ void grow(const CostMatrix& m, FittedTree& tree, int index, int depth, const std
   }
   TreeNode then_node, else_node;
   for (int s : tree.nodes[std::size_t(index)].samples)
-    (m.values[std::size_t(s)][std::size_t(split.feature)] <= split.at_most ? then_node : else_node).samples.push_back(s);
+    (m.values[std::size_t(s)][std::size_t(split.feature)] <= split.at_most ? then_node : else_node)
+        .samples.push_back(s);
   const std::string& feature = m.features[std::size_t(split.feature)];
   const std::string prefix = path.empty() ? "" : path + ",";
   tree.nodes.push_back(std::move(then_node));

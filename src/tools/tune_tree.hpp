@@ -16,9 +16,9 @@ struct CostMatrix {
 };
 
 struct TreeLimits {
-  int max_depth = 4;        // tests on a path at most
-  int min_leaf = 2;         // samples in a leaf at least
-  double min_gain = 0.01;   // a split must lower the summed cost by this much (1 % of one sample)
+  int max_depth = 4;       // tests on a path at most
+  int min_leaf = 2;        // samples in a leaf at least
+  double min_gain = 0.01;  // a split must lower the summed cost by this much (1 % of one sample)
 };
 
 struct TreeNode {

@@ -8,16 +8,16 @@
 #include "kattn/problem/validate.hpp"
 #include "tools/commands.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <hdf5.h>
+#include <Kokkos_Core.hpp>
 
+#include <unistd.h>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace {
 
@@ -58,7 +58,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string input = scratch_dir() + "/input.h5";
   const std::string output = scratch_dir() + "/output.h5";
-  std::ofstream(input, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(data), std::streamsize(size));
+  std::ofstream(input, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), std::streamsize(size));
 
   std::string case_name;
   try {
@@ -70,7 +71,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require_no_open_handles("reading");
 
   if (!case_name.empty()) {
-    const char* argv[] = {"kattn", "run", "--input", input.c_str(), "--output", output.c_str(), "--case", case_name.c_str()};
+    const char* argv[] = {"kattn",    "run",          "--input", input.c_str(),
+                          "--output", output.c_str(), "--case",  case_name.c_str()};
     const int code = kattn::cli::main(8, const_cast<char**>(argv));
     const bool written = std::filesystem::exists(output);
     if (!(code == kattn::cli::kSuccess && written) && !(code == kattn::cli::kNotSupported && !written))

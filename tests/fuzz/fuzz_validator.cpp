@@ -5,7 +5,7 @@
 // every variant either matches the oracle or throws NotSupported, again leaving `out` untouched.
 // Anything else (a crash, another exception, a sanitizer report, a leak) aborts.
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
 #include "kattn/problem/validate.hpp"
@@ -31,10 +31,14 @@ class Bytes {
   // Parameters and feature values: also 0, negatives, infinities and NaN, which validation rejects.
   float param() {
     switch (const std::int32_t i = small_int()) {
-      case -128: return std::numeric_limits<float>::quiet_NaN();
-      case 127: return std::numeric_limits<float>::infinity();
-      case -127: return -std::numeric_limits<float>::infinity();
-      default: return float(i) / 32.0f;
+      case -128:
+        return std::numeric_limits<float>::quiet_NaN();
+      case 127:
+        return std::numeric_limits<float>::infinity();
+      case -127:
+        return -std::numeric_limits<float>::infinity();
+      default:
+        return float(i) / 32.0f;
     }
   }
 
@@ -91,21 +95,43 @@ kattn::HostProblem decode(Bytes& in) {
   }
   const kattn::DType q_type = p.dtype == kattn::DType::fp8_e4m3 ? kattn::DType::fp32 : p.dtype;
   for (std::int64_t i = 0; i < g.q_elements(); ++i) p.q.push_back(kattn::round_to_dtype(in.value(), q_type));
-  for (std::int64_t i = 0; i < g.cache_elements(); ++i) p.k_cache.push_back(kattn::round_to_dtype(in.value(), p.kv_dtype()));
-  for (std::int64_t i = 0; i < g.cache_elements(); ++i) p.v_cache.push_back(kattn::round_to_dtype(in.value(), p.kv_dtype()));
+  for (std::int64_t i = 0; i < g.cache_elements(); ++i)
+    p.k_cache.push_back(kattn::round_to_dtype(in.value(), p.kv_dtype()));
+  for (std::int64_t i = 0; i < g.cache_elements(); ++i)
+    p.v_cache.push_back(kattn::round_to_dtype(in.value(), p.kv_dtype()));
   // A tensor whose size disagrees with the geometry (host problems only: device views carry their shapes).
   const int delta = skew & 16 ? 1 : -1;
   switch (skew % 16) {
-    case 1: resize_by(p.q, delta); break;
-    case 2: resize_by(p.k_cache, delta); break;
-    case 3: resize_by(p.v_cache, delta); break;
-    case 4: resize_by(p.block_table, delta); break;
-    case 5: resize_by(p.cu_seqlens_q, delta); break;
-    case 6: resize_by(p.seq_lens, delta); break;
-    case 7: resize_by(p.prefix_lens, delta); break;
-    case 8: resize_by(p.alibi_slopes, delta); break;
-    case 9: resize_by(p.sinks, delta); break;
-    case 10: resize_by(p.qq_bias, delta); break;
+    case 1:
+      resize_by(p.q, delta);
+      break;
+    case 2:
+      resize_by(p.k_cache, delta);
+      break;
+    case 3:
+      resize_by(p.v_cache, delta);
+      break;
+    case 4:
+      resize_by(p.block_table, delta);
+      break;
+    case 5:
+      resize_by(p.cu_seqlens_q, delta);
+      break;
+    case 6:
+      resize_by(p.seq_lens, delta);
+      break;
+    case 7:
+      resize_by(p.prefix_lens, delta);
+      break;
+    case 8:
+      resize_by(p.alibi_slopes, delta);
+      break;
+    case 9:
+      resize_by(p.sinks, delta);
+      break;
+    case 10:
+      resize_by(p.qq_bias, delta);
+      break;
   }
   return p;
 }

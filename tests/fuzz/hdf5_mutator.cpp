@@ -40,12 +40,18 @@ hid_t in_memory() {  // a file access list for files that live only in memory
 // The types a replacement may have: kattn's, other standard ones, and a 3-byte integer.
 hid_t random_type(Rng& rng, Handle& owned) {
   switch (pick(rng, 8)) {
-    case 0: return H5T_STD_I32LE;
-    case 1: return H5T_STD_I64LE;
-    case 2: return H5T_IEEE_F32LE;
-    case 3: return H5T_IEEE_F64LE;
-    case 4: return H5T_STD_U8LE;
-    case 5: return H5T_IEEE_F32BE;
+    case 0:
+      return H5T_STD_I32LE;
+    case 1:
+      return H5T_STD_I64LE;
+    case 2:
+      return H5T_IEEE_F32LE;
+    case 3:
+      return H5T_IEEE_F64LE;
+    case 4:
+      return H5T_STD_U8LE;
+    case 5:
+      return H5T_IEEE_F32BE;
     case 6:
       owned.id = H5Tcopy(H5T_STD_I32LE);
       H5Tset_precision(owned.id, 24);
@@ -87,16 +93,29 @@ void replace_dataset(Rng& rng, hid_t file, const std::string& path) {
   H5Ldelete(file, path.c_str(), H5P_DEFAULT);
   hsize_t* extent = dims.empty() ? nullptr : &dims[pick(rng, dims.size())];
   switch (pick(rng, 7)) {  // the shape: kept, an extent changed, the rank changed
-    case 0: if (extent) *extent += 1; break;
-    case 1: if (extent && *extent > 0) *extent -= 1; break;
-    case 2: if (extent) *extent = 0; break;
-    case 3: if (extent) *extent = hsize_t(1) << (17 + pick(rng, 24)); break;
-    case 4: dims.push_back(1); break;
-    case 5: if (!dims.empty()) dims.pop_back(); break;
+    case 0:
+      if (extent) *extent += 1;
+      break;
+    case 1:
+      if (extent && *extent > 0) *extent -= 1;
+      break;
+    case 2:
+      if (extent) *extent = 0;
+      break;
+    case 3:
+      if (extent) *extent = hsize_t(1) << (17 + pick(rng, 24));
+      break;
+    case 4:
+      dims.push_back(1);
+      break;
+    case 5:
+      if (!dims.empty()) dims.pop_back();
+      break;
   }
   hsize_t count = 1;
   for (hsize_t d : dims) count *= d;
-  Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr), H5Sclose);
+  Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr),
+               H5Sclose);
   Handle create(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
   const bool written = count > 0 && count <= hsize_t(kMaxValues);
   if (!dims.empty() && count > 0 && (!written || pick(rng, 2))) {  // chunked like kattn's writer, or contiguous
@@ -107,12 +126,13 @@ void replace_dataset(Rng& rng, hid_t file, const std::string& path) {
     H5Pset_deflate(create.id, 1);
   }
   Handle dataset(H5Dcreate2(file, path.c_str(), type, space.id, H5P_DEFAULT, create.id, H5P_DEFAULT), H5Dclose);
-  if (written) H5Dwrite(dataset.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values(rng, raw, std::size_t(count), type).data());
+  if (written)
+    H5Dwrite(dataset.id, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values(rng, raw, std::size_t(count), type).data());
 }
 
-const char* const kAttributes[] = {"schema", "schema_version", "dtype", "kv_dtype", "out_dtype", "softmax_scale",
-                                   "causal", "window_left", "softcap", "alibi_origin", "k_scale", "v_scale",
-                                   "out_scale", "seed"};
+const char* const kAttributes[] = {"schema",        "schema_version", "dtype",       "kv_dtype", "out_dtype",
+                                   "softmax_scale", "causal",         "window_left", "softcap",  "alibi_origin",
+                                   "k_scale",       "v_scale",        "out_scale",   "seed"};
 
 void replace_attribute(Rng& rng, hid_t file, const std::string& object) {
   Handle target(H5Oopen(file, object.c_str(), H5P_DEFAULT), H5Oclose);
@@ -121,7 +141,8 @@ void replace_attribute(Rng& rng, hid_t file, const std::string& object) {
   std::string name = kAttributes[pick(rng, std::size(kAttributes))];
   if (info.num_attrs > 0 && pick(rng, 2)) {  // an attribute the object has, else one kattn reads
     const hsize_t index = pick(rng, info.num_attrs);
-    const ssize_t length = H5Aget_name_by_idx(target.id, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
+    const ssize_t length =
+        H5Aget_name_by_idx(target.id, ".", H5_INDEX_NAME, H5_ITER_INC, index, nullptr, 0, H5P_DEFAULT);
     name.assign(std::size_t(std::max<ssize_t>(length, 0)), '\0');
     H5Aget_name_by_idx(target.id, ".", H5_INDEX_NAME, H5_ITER_INC, index, name.data(), name.size() + 1, H5P_DEFAULT);
   }
@@ -162,7 +183,8 @@ herr_t copy_attribute(hid_t source, const char* name, const H5A_info_t*, void* d
   std::vector<std::uint8_t> raw(std::size_t(std::max<hssize_t>(0, H5Sget_simple_extent_npoints(space.id))) *
                                 H5Tget_size(type.id));
   H5Aread(attribute.id, type.id, raw.data());
-  Handle copy(H5Acreate2(*static_cast<hid_t*>(destination), name, type.id, space.id, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  Handle copy(H5Acreate2(*static_cast<hid_t*>(destination), name, type.id, space.id, H5P_DEFAULT, H5P_DEFAULT),
+              H5Aclose);
   H5Awrite(copy.id, type.id, raw.data());
   return 0;
 }
@@ -188,16 +210,27 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
   H5Lvisit(file.id, H5_INDEX_NAME, H5_ITER_INC, collect, &paths);
   const std::string path = paths.empty() ? "/" : paths[pick(rng, paths.size())];
   H5O_info_t info;
-  const bool dataset = H5Oget_info_by_name(file.id, path.c_str(), &info, H5P_DEFAULT) >= 0 && info.type == H5O_TYPE_DATASET;
+  const bool dataset =
+      H5Oget_info_by_name(file.id, path.c_str(), &info, H5P_DEFAULT) >= 0 && info.type == H5O_TYPE_DATASET;
   switch (pick(rng, 8)) {
-    case 0: H5Ldelete(file.id, path.c_str(), H5P_DEFAULT); break;
-    case 1: H5Ocopy(file.id, path.c_str(), file.id, (path + "-copy").c_str(), H5P_DEFAULT, H5P_DEFAULT); break;
-    case 2: replace_attribute(rng, file.id, "/"); break;
+    case 0:
+      H5Ldelete(file.id, path.c_str(), H5P_DEFAULT);
+      break;
+    case 1:
+      H5Ocopy(file.id, path.c_str(), file.id, (path + "-copy").c_str(), H5P_DEFAULT, H5P_DEFAULT);
+      break;
+    case 2:
+      replace_attribute(rng, file.id, "/");
+      break;
     case 3:
-    case 4: replace_attribute(rng, file.id, path); break;
+    case 4:
+      replace_attribute(rng, file.id, path);
+      break;
     default:
-      if (dataset) replace_dataset(rng, file.id, path);
-      else replace_attribute(rng, file.id, path);
+      if (dataset)
+        replace_dataset(rng, file.id, path);
+      else
+        replace_attribute(rng, file.id, path);
   }
   H5Fflush(file.id, H5F_SCOPE_GLOBAL);
   const ssize_t bytes = H5Fget_file_image(file.id, nullptr, 0);

@@ -11,10 +11,14 @@ namespace {
 
 DType dtype_of(std::int32_t code, const char* field) {
   switch (code) {
-    case KATTN_DTYPE_FP32: return DType::fp32;
-    case KATTN_DTYPE_FP16: return DType::fp16;
-    case KATTN_DTYPE_BF16: return DType::bf16;
-    case KATTN_DTYPE_FP8_E4M3: return DType::fp8_e4m3;
+    case KATTN_DTYPE_FP32:
+      return DType::fp32;
+    case KATTN_DTYPE_FP16:
+      return DType::fp16;
+    case KATTN_DTYPE_BF16:
+      return DType::bf16;
+    case KATTN_DTYPE_FP8_E4M3:
+      return DType::fp8_e4m3;
   }
   throw InvalidProblem(field, "unknown dtype code " + std::to_string(code));
 }
@@ -32,9 +36,8 @@ void require_row_major(const std::int64_t (&strides)[Rank], const std::int64_t (
   std::int64_t expected = 1;
   for (std::size_t dim = Rank; dim-- > 0;) {
     if (extents[dim] > 1 && strides[dim] != expected)
-      throw NotSupported(std::string(name) + "_strides[" + std::to_string(dim) + "] = " +
-                         std::to_string(strides[dim]) + ": " + name + " must be contiguous (expected " +
-                         std::to_string(expected) + ")");
+      throw NotSupported(std::string(name) + "_strides[" + std::to_string(dim) + "] = " + std::to_string(strides[dim]) +
+                         ": " + name + " must be contiguous (expected " + std::to_string(expected) + ")");
     expected *= extents[dim];
   }
 }
@@ -52,8 +55,8 @@ const kattn_attention_args& checked_args(const kattn_attention_args* args) {
   if (args == nullptr) throw InvalidProblem("args", "is NULL");
   if (args->struct_size != sizeof(kattn_attention_args))
     throw InvalidProblem("struct_size", std::to_string(args->struct_size) + ", expected " +
-                                            std::to_string(sizeof(kattn_attention_args)) +
-                                            " (KATTN_C_API_VERSION " + std::to_string(KATTN_C_API_VERSION) + ")");
+                                            std::to_string(sizeof(kattn_attention_args)) + " (KATTN_C_API_VERSION " +
+                                            std::to_string(KATTN_C_API_VERSION) + ")");
   return *args;
 }
 
@@ -73,8 +76,9 @@ Storage check_dtypes(const kattn_attention_args& a) {
 
 void check_counts(const kattn_attention_args& a) {
   const std::pair<std::int32_t, const char*> counts[] = {
-      {a.num_tokens, "num_tokens"}, {a.num_q_heads, "num_q_heads"},   {a.head_size, "head_size"},
-      {a.num_blocks, "num_blocks"}, {a.block_size, "block_size"},     {a.num_kv_heads, "num_kv_heads"},
+      {a.num_tokens, "num_tokens"}, {a.num_q_heads, "num_q_heads"},
+      {a.head_size, "head_size"},   {a.num_blocks, "num_blocks"},
+      {a.block_size, "block_size"}, {a.num_kv_heads, "num_kv_heads"},
       {a.num_seqs, "num_seqs"},     {a.max_blocks_per_seq, "max_blocks_per_seq"}};
   for (const auto& [value, field] : counts)
     if (value < 0) throw InvalidProblem(field, "must be >= 0, got " + std::to_string(value));

@@ -5,7 +5,7 @@
 
 #include "kattn/c_api/kattn.h"
 #include "kattn/core/dtype.hpp"
-#include "kattn/kernels/attention_inputs.hpp"
+#include "kattn/problem/attention_inputs.hpp"
 #include "kattn/problem/attention_params.hpp"
 
 #include <cstdint>
@@ -40,9 +40,9 @@ void check_max_lengths(const kattn_attention_args& a, const std::int32_t* cu_seq
 template <class Q, class Cache>
 AttentionInputs<Q, Cache> inputs_of(const kattn_attention_args& a) {
   using CacheView = decltype(AttentionInputs<Q, Cache>::k_cache);
-  const auto cache_view = [&a](const void* data, const std::int64_t (&s)[4]) {
-    return CacheView(static_cast<const Cache*>(data),
-                     Kokkos::LayoutStride(a.num_blocks, s[0], a.block_size, s[1], a.num_kv_heads, s[2], a.head_size, s[3]));
+  const auto cache_view = [&a](const void* data, const std::int64_t(&s)[4]) {
+    return CacheView(static_cast<const Cache*>(data), Kokkos::LayoutStride(a.num_blocks, s[0], a.block_size, s[1],
+                                                                           a.num_kv_heads, s[2], a.head_size, s[3]));
   };
   using PerHead = decltype(AttentionInputs<Q, Cache>::alibi_slopes);
   const auto per_head = [&a](const float* data) { return data ? PerHead(data, a.num_q_heads) : PerHead(); };

@@ -63,19 +63,19 @@ typedef struct kattn_attention_args {
   const int32_t* cu_seqlens_q; /* [num_seqs + 1] */
   const int32_t* seq_lens;     /* [num_seqs]: vLLM's seqused_k, context + query length */
   int32_t num_seqs;
-  int32_t max_seqlen_q; /* >= every query length */
-  int32_t max_seqlen_k; /* >= every seq_lens[s] */
+  int32_t max_seqlen_q;       /* >= every query length */
+  int32_t max_seqlen_k;       /* >= every seq_lens[s] */
   const int32_t* block_table; /* [num_seqs, max_blocks_per_seq], contiguous */
   int32_t max_blocks_per_seq;
   int64_t block_table_strides[2];
 
   /* Scalars */
-  double softmax_scale;  /* > 0 */
-  int32_t causal;        /* nonzero: causal by absolute position (default 1) */
-  int32_t window_left;   /* vLLM window_size[0]: keys p - window_left .. p; -1 = none (default) */
-  int32_t window_right;  /* vLLM window_size[1]: -1 (default), or 0 with causal */
-  float softcap;         /* cap * tanh(s / cap); 0 = off (default) */
-  float q_descale;       /* dequantisation scales (default 1): q_descale folds into softmax_scale */
+  double softmax_scale; /* > 0 */
+  int32_t causal;       /* nonzero: causal by absolute position (default 1) */
+  int32_t window_left;  /* vLLM window_size[0]: keys p - window_left .. p; -1 = none (default) */
+  int32_t window_right; /* vLLM window_size[1]: -1 (default), or 0 with causal */
+  float softcap;        /* cap * tanh(s / cap); 0 = off (default) */
+  float q_descale;      /* dequantisation scales (default 1): q_descale folds into softmax_scale */
   float k_descale;
   float v_descale;
   float output_scale; /* an fp8 out holds out / output_scale (default 1) */

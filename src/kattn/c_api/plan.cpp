@@ -40,8 +40,8 @@ namespace {
 BatchMetadata metadata_of(const kattn_attention_args& a, const Geometry& g, const kattn_batch_host* batch) {
   if (batch == nullptr) return bounded_batch_metadata(a.num_seqs, a.num_tokens, a.max_seqlen_q, a.max_seqlen_k);
   if (batch->struct_size != sizeof(kattn_batch_host))
-    throw InvalidProblem("batch.struct_size", std::to_string(batch->struct_size) + ", expected " +
-                                                  std::to_string(sizeof(kattn_batch_host)));
+    throw InvalidProblem("batch.struct_size",
+                         std::to_string(batch->struct_size) + ", expected " + std::to_string(sizeof(kattn_batch_host)));
   if (batch->cu_seqlens_q == nullptr) throw InvalidProblem("batch.cu_seqlens_q", "is NULL");
   if (batch->seq_lens == nullptr) throw InvalidProblem("batch.seq_lens", "is NULL");
   validate_batch_index(g, {nullptr, batch->cu_seqlens_q, batch->seq_lens});
@@ -85,10 +85,12 @@ void require_planned(const kattn_attention_args& a, const kattn_attention_args& 
       {a.window_right, p.window_right, "window_right"}};
   for (const auto& [value, planned, field] : same_ints)
     if (value != planned) differs(field, std::to_string(value), std::to_string(planned));
-  const std::tuple<double, double, const char*> same_reals[] = {
-      {a.softmax_scale, p.softmax_scale, "softmax_scale"}, {a.softcap, p.softcap, "softcap"},
-      {a.q_descale, p.q_descale, "q_descale"},             {a.k_descale, p.k_descale, "k_descale"},
-      {a.v_descale, p.v_descale, "v_descale"},             {a.output_scale, p.output_scale, "output_scale"}};
+  const std::tuple<double, double, const char*> same_reals[] = {{a.softmax_scale, p.softmax_scale, "softmax_scale"},
+                                                                {a.softcap, p.softcap, "softcap"},
+                                                                {a.q_descale, p.q_descale, "q_descale"},
+                                                                {a.k_descale, p.k_descale, "k_descale"},
+                                                                {a.v_descale, p.v_descale, "v_descale"},
+                                                                {a.output_scale, p.output_scale, "output_scale"}};
   for (const auto& [value, planned, field] : same_reals)
     if (!(value == planned)) differs(field, std::to_string(value), std::to_string(planned));
   const std::tuple<std::int32_t, std::int32_t, const char*> within[] = {
@@ -130,5 +132,4 @@ kattn_status kattn_plan_run(const kattn_plan* plan, const kattn_attention_args* 
 }
 
 void kattn_plan_destroy(kattn_plan* plan) { delete plan; }
-
 }

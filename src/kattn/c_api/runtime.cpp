@@ -82,5 +82,4 @@ kattn_status kattn_initialize(void) {
 }
 
 const char* kattn_last_error(void) { return kattn::c_api::last_error.c_str(); }
-
 }

@@ -6,7 +6,7 @@
 #include "kattn/c_api/kattn.h"
 #include "kattn/core/error.hpp"
 #include "kattn/core/execution_space.hpp"
-#include "kattn/kernels/workspace.hpp"
+#include "kattn/workspace.hpp"
 
 #include <exception>
 #include <mutex>

@@ -77,5 +77,4 @@ void kattn_attention_args_init(kattn_attention_args* args) {
 kattn_status kattn_unified_attention(const kattn_attention_args* args) {
   return kattn::c_api::report_errors([args] { kattn::c_api::unified_attention(args); });
 }
-
 }

@@ -4,10 +4,14 @@ namespace kattn {
 
 std::string_view to_string(DType dtype) {
   switch (dtype) {
-    case DType::fp32: return "fp32";
-    case DType::fp16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::fp8_e4m3: return "fp8_e4m3";
+    case DType::fp32:
+      return "fp32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::fp8_e4m3:
+      return "fp8_e4m3";
   }
   return "unknown";
 }

@@ -23,10 +23,14 @@ float round_to_dtype(float value, DType dtype);
 template <class F>
 decltype(auto) dispatch_dtype(DType dtype, F&& f) {
   switch (dtype) {
-    case DType::fp32: return f(float{});
-    case DType::fp16: return f(fp16_t{});
-    case DType::bf16: return f(bf16_t{});
-    case DType::fp8_e4m3: return f(fp8_e4m3_t{});
+    case DType::fp32:
+      return f(float{});
+    case DType::fp16:
+      return f(fp16_t{});
+    case DType::bf16:
+      return f(bf16_t{});
+    case DType::fp8_e4m3:
+      return f(fp8_e4m3_t{});
   }
   throw std::logic_error("dispatch_dtype: unknown dtype");
 }
@@ -45,10 +49,14 @@ decltype(auto) dispatch_storage(DType q, DType cache, DType out, F&& f) {
     return with_cache(Q{});
   };
   switch (q) {
-    case DType::fp32: return with_q(float{});
-    case DType::fp16: return with_q(fp16_t{});
-    case DType::bf16: return with_q(bf16_t{});
-    case DType::fp8_e4m3: break;
+    case DType::fp32:
+      return with_q(float{});
+    case DType::fp16:
+      return with_q(fp16_t{});
+    case DType::bf16:
+      return with_q(bf16_t{});
+    case DType::fp8_e4m3:
+      break;
   }
   throw std::invalid_argument("q cannot be fp8_e4m3");
 }

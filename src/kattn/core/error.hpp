@@ -26,8 +26,7 @@ class NotSupported : public std::runtime_error {
 // A malformed or inconsistent input file.
 class FileFormatError : public std::runtime_error {
  public:
-  FileFormatError(const std::string& path, const std::string& what)
-      : std::runtime_error(path + ": " + what) {}
+  FileFormatError(const std::string& path, const std::string& what) : std::runtime_error(path + ": " + what) {}
 };
 
 }  // namespace kattn

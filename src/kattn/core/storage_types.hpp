@@ -56,9 +56,9 @@ KOKKOS_INLINE_FUNCTION fp16_t fp16_from_float(float f) {
   const std::uint32_t x = detail::float_bits(f);
   const std::uint16_t sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
   const std::uint32_t magnitude = x & 0x7fffffffu;
-  if (magnitude > 0x7f800000u) return {static_cast<std::uint16_t>(sign | 0x7e00u)};  // NaN
+  if (magnitude > 0x7f800000u) return {static_cast<std::uint16_t>(sign | 0x7e00u)};   // NaN
   if (magnitude >= 0x477ff000u) return {static_cast<std::uint16_t>(sign | 0x7c00u)};  // >= 65520 -> inf
-  if (magnitude < 0x38800000u) {  // below 2^-14: fp16 subnormal (units of 2^-24) or zero
+  if (magnitude < 0x38800000u) {                  // below 2^-14: fp16 subnormal (units of 2^-24) or zero
     if (magnitude <= 0x33000000u) return {sign};  // <= 2^-25 rounds to (even) zero
     const std::uint32_t exponent = magnitude >> 23;
     const std::uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
@@ -109,9 +109,12 @@ KOKKOS_INLINE_FUNCTION float fp8_e4m3_to_float(fp8_e4m3_t f) {
   const std::uint32_t exponent = (f.bits >> 3) & 0xfu;
   const std::uint32_t mantissa = f.bits & 0x7u;
   float value;
-  if (exponent == 0xfu && mantissa == 0x7u) value = detail::bits_float(0x7fc00000u);  // NaN
-  else if (exponent == 0) value = float(mantissa) * 0.001953125f;                    // subnormal: m * 2^-9
-  else value = detail::bits_float(((exponent + 120u) << 23) | (mantissa << 20));
+  if (exponent == 0xfu && mantissa == 0x7u)
+    value = detail::bits_float(0x7fc00000u);  // NaN
+  else if (exponent == 0)
+    value = float(mantissa) * 0.001953125f;  // subnormal: m * 2^-9
+  else
+    value = detail::bits_float(((exponent + 120u) << 23) | (mantissa << 20));
   return (f.bits & 0x80u) ? -value : value;
 }
 
@@ -122,7 +125,7 @@ KOKKOS_INLINE_FUNCTION fp8_e4m3_t fp8_e4m3_from_float(float f) {
   const std::uint32_t magnitude = x & 0x7fffffffu;
   if (magnitude > 0x7f800000u) return {static_cast<std::uint8_t>(sign | 0x7fu)};
   if (magnitude >= 0x43e00000u) return {static_cast<std::uint8_t>(sign | 0x7eu)};  // >= 448: saturate
-  if (magnitude <= 0x3a800000u) return {sign};  // <= 2^-10 rounds to (even) zero
+  if (magnitude <= 0x3a800000u) return {sign};                                     // <= 2^-10 rounds to (even) zero
   if (magnitude < 0x3c800000u) {  // below 2^-6: subnormal, units of 2^-9
     const std::uint32_t exponent = magnitude >> 23;
     const std::uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;

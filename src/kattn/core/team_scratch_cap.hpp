@@ -40,7 +40,8 @@ using Kokkos::Impl::Experimental::CudaLaunchMechanism;
 template <class Policy, class Functor, CudaLaunchMechanism Mechanism>
 auto kernel_of() {
   using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
-  return Kokkos::Impl::CudaParallelLaunchKernelFunc<Driver, typename Policy::launch_bounds, Mechanism>::get_kernel_func();
+  return Kokkos::Impl::CudaParallelLaunchKernelFunc<Driver, typename Policy::launch_bounds,
+                                                    Mechanism>::get_kernel_func();
 }
 
 template <class Kernel>
@@ -50,7 +51,8 @@ void allow_opt_in_size(Kernel kernel) {
   KOKKOS_IMPL_CUDA_SAFE_CALL(cudaFuncGetAttributes(&attributes, kernel));
   const int dynamic_bytes = int(device.sharedMemPerBlockOptin) - int(attributes.sharedSizeBytes);
   if (dynamic_bytes > attributes.maxDynamicSharedSizeBytes)
-    KOKKOS_IMPL_CUDA_SAFE_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_bytes));
+    KOKKOS_IMPL_CUDA_SAFE_CALL(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_bytes));
 }
 
 // Kokkos sizes a team (team_size_max) by the kernel of the mechanism it deduces, and launches a
@@ -82,7 +84,8 @@ inline std::size_t team_scratch_limit() {
 #ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
   static const bool lifted = [] {
     cudaDeviceProp& device = Kokkos::Impl::CudaInternal::m_deviceProp;
-    if (device.sharedMemPerBlockOptin > device.sharedMemPerBlock) device.sharedMemPerBlock = device.sharedMemPerBlockOptin;
+    if (device.sharedMemPerBlockOptin > device.sharedMemPerBlock)
+      device.sharedMemPerBlock = device.sharedMemPerBlockOptin;
     return true;
   }();
   (void)lifted;
@@ -103,7 +106,8 @@ void allow_team_scratch(const Policy& policy, const Functor& functor) {
 template <class Policy, class Functor>
 void allow_team_scratch_in_graph(const Policy& policy, const Functor& functor) {
 #ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
-  scratch_cap_detail::allow<true>(Kokkos::Experimental::require(policy, Kokkos::Impl::KernelInGraphProperty{}), functor);
+  scratch_cap_detail::allow<true>(Kokkos::Experimental::require(policy, Kokkos::Impl::KernelInGraphProperty{}),
+                                  functor);
 #else
   (void)policy, (void)functor;
 #endif

@@ -24,8 +24,8 @@ std::shared_ptr<const void> own(hid_t id, herr_t (*close)(hid_t)) {
   });
 }
 
-constexpr double kMaxExpansion = 1100.0;   // uncompressed bytes per stored byte, at most
-constexpr double kUnstoredBytes = 1 << 20;  // what an unallocated dataset (fill values) may declare
+constexpr double kMaxExpansion = 1100.0;          // uncompressed bytes per stored byte, at most
+constexpr double kUnstoredBytes = 1 << 20;        // what an unallocated dataset (fill values) may declare
 constexpr std::size_t kMaxStringBytes = 1 << 20;  // a string attribute (names, descriptions)
 
 struct Scoped {  // a temporary HDF5 handle closed at scope exit
@@ -40,9 +40,9 @@ struct Scoped {  // a temporary HDF5 handle closed at scope exit
 // a float whose fields exceed its size); kattn and h5py write only the standard ones.
 bool standard_type(hid_t type) {
   // The macros call H5open(): an array, not an initializer_list.
-  const hid_t standards[] = {H5T_STD_I8LE,  H5T_STD_I16LE, H5T_STD_I32LE, H5T_STD_I64LE,  H5T_STD_U8LE,
-                             H5T_STD_U16LE, H5T_STD_U32LE, H5T_STD_U64LE, H5T_STD_I8BE,   H5T_STD_I16BE,
-                             H5T_STD_I32BE, H5T_STD_I64BE, H5T_STD_U8BE,  H5T_STD_U16BE,  H5T_STD_U32BE,
+  const hid_t standards[] = {H5T_STD_I8LE,  H5T_STD_I16LE,  H5T_STD_I32LE,  H5T_STD_I64LE,  H5T_STD_U8LE,
+                             H5T_STD_U16LE, H5T_STD_U32LE,  H5T_STD_U64LE,  H5T_STD_I8BE,   H5T_STD_I16BE,
+                             H5T_STD_I32BE, H5T_STD_I64BE,  H5T_STD_U8BE,   H5T_STD_U16BE,  H5T_STD_U32BE,
                              H5T_STD_U64BE, H5T_IEEE_F32LE, H5T_IEEE_F64LE, H5T_IEEE_F32BE, H5T_IEEE_F64BE};
   for (hid_t standard : standards)
     if (H5Tequal(type, standard) > 0) return true;
@@ -52,11 +52,17 @@ bool standard_type(hid_t type) {
 template <class T>
 hid_t memory_type();
 template <>
-hid_t memory_type<float>() { return H5T_NATIVE_FLOAT; }
+hid_t memory_type<float>() {
+  return H5T_NATIVE_FLOAT;
+}
 template <>
-hid_t memory_type<double>() { return H5T_NATIVE_DOUBLE; }
+hid_t memory_type<double>() {
+  return H5T_NATIVE_DOUBLE;
+}
 template <>
-hid_t memory_type<std::int32_t>() { return H5T_NATIVE_INT32; }
+hid_t memory_type<std::int32_t>() {
+  return H5T_NATIVE_INT32;
+}
 
 }  // namespace
 
@@ -165,7 +171,8 @@ std::string Group::read_string(const std::string& name) const {
     H5free_memory(text);
     return value;
   }
-  if (H5Tget_size(type.id) > kMaxStringBytes) throw FileFormatError(where_, "attribute '" + name + "' is too long (corrupt)");
+  if (H5Tget_size(type.id) > kMaxStringBytes)
+    throw FileFormatError(where_, "attribute '" + name + "' is too long (corrupt)");
   std::string value(H5Tget_size(type.id), '\0');
   if (H5Aread(attr.id, type.id, value.data()) < 0)
     throw FileFormatError(where_, "cannot read attribute '" + name + "'");
@@ -204,7 +211,8 @@ Dataset<T> Group::read(const std::string& name) const {
   const H5T_class_t cls = H5Tget_class(type.id);
   const bool want_integer = std::is_integral<T>::value;
   if (cls != (want_integer ? H5T_INTEGER : H5T_FLOAT))
-    throw FileFormatError(where_, "dataset '" + name + "' must hold " + (want_integer ? "integers" : "floating-point numbers"));
+    throw FileFormatError(where_,
+                          "dataset '" + name + "' must hold " + (want_integer ? "integers" : "floating-point numbers"));
   if (!standard_type(type.id))
     throw FileFormatError(where_, "dataset '" + name + "' has a non-standard " + (want_integer ? "integer" : "float") +
                                       " type (" + std::to_string(H5Tget_size(type.id)) + " bytes)");

@@ -28,7 +28,9 @@ inline std::string member(const std::string& where, const char* name) {
 
 template <class T>
 T convert(const json& v, const std::string& where) {
-  const auto wrong = [&](const char* expected) { fail(where, std::string("must be ") + expected + " (got " + v.dump() + ")"); };
+  const auto wrong = [&](const char* expected) {
+    fail(where, std::string("must be ") + expected + " (got " + v.dump() + ")");
+  };
   if constexpr (std::is_same_v<T, bool>) {
     if (!v.is_boolean()) wrong("true or false");
   } else if constexpr (std::is_same_v<T, std::string>) {

@@ -4,11 +4,11 @@
 #include "kattn/io/hdf5_file.hpp"
 #include "kattn/problem/validate.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 namespace kattn {
 namespace {
@@ -77,8 +77,8 @@ template <class T>
 h5::Dataset<T> read_shaped(const h5::Group& group, const char* name, std::size_t rank) {
   h5::Dataset<T> d = group.read<T>(name);
   if (d.dims.size() != rank)
-    throw FileFormatError(group.where(), "dataset '" + std::string(name) + "' has rank " + std::to_string(d.dims.size()) +
-                                             ", expected " + std::to_string(rank));
+    throw FileFormatError(group.where(), "dataset '" + std::string(name) + "' has rank " +
+                                             std::to_string(d.dims.size()) + ", expected " + std::to_string(rank));
   for (std::uint64_t extent : d.dims)
     if (extent > std::uint64_t(INT32_MAX))
       throw FileFormatError(group.where(), "dataset '" + std::string(name) + "' has an extent beyond int32");
@@ -104,7 +104,8 @@ ProblemCase read_case(const h5::Group& cases, const std::string& name) {
   p.params.softcap = group.has_attribute("softcap") ? float(group.read_double("softcap")) : 0.0f;
   if (group.has_attribute("alibi_origin")) {
     const std::string origin = group.read_string("alibi_origin");
-    if (origin == kAlibiOrigins[1]) p.params.alibi_origin = AlibiOrigin::context_length;
+    if (origin == kAlibiOrigins[1])
+      p.params.alibi_origin = AlibiOrigin::context_length;
     else if (origin != kAlibiOrigins[0])
       throw FileFormatError(group.where(), "alibi_origin '" + origin + "' must be query_position or context_length");
   }
@@ -194,7 +195,8 @@ namespace {
 h5::File open_problem_file(const std::string& path) {
   h5::File file = h5::File::open(path);
   if (!file.has_attribute("schema") || file.read_string("schema") != kSchemaName)
-    throw FileFormatError(path, std::string("is not a kattn problem file (root attribute schema != '") + kSchemaName + "')");
+    throw FileFormatError(path,
+                          std::string("is not a kattn problem file (root attribute schema != '") + kSchemaName + "')");
   if (file.read_int("schema_version") != kSchemaVersion)
     throw FileFormatError(path, "has schema_version " + std::to_string(file.read_int("schema_version")) +
                                     ", this kattn reads " + std::to_string(kSchemaVersion));

@@ -15,9 +15,9 @@ inline constexpr std::int64_t kSchemaVersion = 1;
 struct ProblemCase {
   std::string name;
   std::string description;
-  std::uint64_t seed = 0;         // generator seed; 0 for hand-made problems
+  std::uint64_t seed = 0;  // generator seed; 0 for hand-made problems
   HostProblem problem;
-  std::vector<double> expected;   // oracle out, or empty for an inputs-only problem
+  std::vector<double> expected;  // oracle out, or empty for an inputs-only problem
 };
 
 // Writes all cases to `path` atomically: a temporary file is renamed into place only once

@@ -8,10 +8,14 @@ namespace kattn {
 
 Tolerance tolerance_for(DType dtype) {
   switch (dtype) {
-    case DType::fp32: return {1e-5, 1e-4};
-    case DType::fp16: return {1e-3, 2e-3};
-    case DType::bf16: return {8e-3, 1.6e-2};
-    case DType::fp8_e4m3: return {4e-3, 7e-2};
+    case DType::fp32:
+      return {1e-5, 1e-4};
+    case DType::fp16:
+      return {1e-3, 2e-3};
+    case DType::bf16:
+      return {8e-3, 1.6e-2};
+    case DType::fp8_e4m3:
+      return {4e-3, 7e-2};
   }
   throw std::logic_error("tolerance_for: unknown dtype");
 }
@@ -64,10 +68,18 @@ PrecisionComparison compare_to_same_precision(const std::vector<float>& out, con
                                 std::to_string(reference.size()) + " elements");
   int mantissa_bits = 0;  // stored bits of the output's type
   switch (out_dtype) {
-    case DType::fp32: mantissa_bits = 23; break;
-    case DType::fp16: mantissa_bits = 10; break;
-    case DType::bf16: mantissa_bits = 7; break;
-    case DType::fp8_e4m3: mantissa_bits = 3; break;
+    case DType::fp32:
+      mantissa_bits = 23;
+      break;
+    case DType::fp16:
+      mantissa_bits = 10;
+      break;
+    case DType::bf16:
+      mantissa_bits = 7;
+      break;
+    case DType::fp8_e4m3:
+      mantissa_bits = 3;
+      break;
   }
   PrecisionComparison c;
   double largest = 0.0;

@@ -49,8 +49,8 @@ void validate_params(const AttentionParams& p) {
 void validate_head_values(const Geometry& g, const float* values, std::size_t count, const char* name) {
   if (count == 0) return;
   if (count != std::size_t(g.num_q_heads))
-    throw InvalidProblem(name, "has " + std::to_string(count) + " entries, expected num_q_heads = " +
-                                   std::to_string(g.num_q_heads));
+    throw InvalidProblem(
+        name, "has " + std::to_string(count) + " entries, expected num_q_heads = " + std::to_string(g.num_q_heads));
   for (std::size_t h = 0; values && h < count; ++h)
     if (!std::isfinite(values[h]))
       throw InvalidProblem(indexed(name, std::int64_t(h)), "must be finite, got " + std::to_string(values[h]));
@@ -67,13 +67,15 @@ void validate_kv_cache(const Geometry& g, const KvCacheStrides& s, std::int64_t 
     throw InvalidProblem(field + ".stride_head", std::to_string(s.head) + " is smaller than head_size " +
                                                      std::to_string(g.head_size) + " (heads would overlap)");
   if (s.slot < s.head * g.num_kv_heads)
-    throw InvalidProblem(field + ".stride_slot", std::to_string(s.slot) + " is smaller than num_kv_heads × stride_head = " +
+    throw InvalidProblem(field + ".stride_slot", std::to_string(s.slot) +
+                                                     " is smaller than num_kv_heads × stride_head = " +
                                                      std::to_string(s.head * g.num_kv_heads));
   if (s.block < s.slot * g.block_size)
-    throw InvalidProblem(field + ".stride_block", std::to_string(s.block) + " is smaller than block_size × stride_slot = " +
-                                                      std::to_string(s.slot * g.block_size));
-  const std::int64_t last = s.block * (g.num_blocks - 1) + s.slot * (g.block_size - 1) +
-                            s.head * (g.num_kv_heads - 1) + g.head_size;
+    throw InvalidProblem(field + ".stride_block",
+                         std::to_string(s.block) +
+                             " is smaller than block_size × stride_slot = " + std::to_string(s.slot * g.block_size));
+  const std::int64_t last =
+      s.block * (g.num_blocks - 1) + s.slot * (g.block_size - 1) + s.head * (g.num_kv_heads - 1) + g.head_size;
   if (last > allocation)
     throw InvalidProblem(field, "needs " + std::to_string(last) + " elements for its shape and strides but holds " +
                                     std::to_string(allocation));
@@ -92,15 +94,16 @@ void validate_batch_index(const Geometry& g, const BatchIndexHost& index) {
     const std::int32_t query_len = end - begin;
     const std::int32_t seq_len = index.seq_lens[s];
     if (seq_len < query_len)
-      throw InvalidProblem(indexed("seq_lens", s), std::to_string(seq_len) + " is smaller than its query length " +
-                                                       std::to_string(query_len));
+      throw InvalidProblem(indexed("seq_lens", s),
+                           std::to_string(seq_len) + " is smaller than its query length " + std::to_string(query_len));
     const std::int64_t capacity = std::int64_t(g.max_blocks_per_seq) * g.block_size;
     if (seq_len > capacity)
-      throw InvalidProblem(indexed("seq_lens", s), std::to_string(seq_len) + " exceeds max_blocks_per_seq × block_size = " +
-                                                       std::to_string(capacity));
+      throw InvalidProblem(
+          indexed("seq_lens", s),
+          std::to_string(seq_len) + " exceeds max_blocks_per_seq × block_size = " + std::to_string(capacity));
     if (index.prefix_lens && (index.prefix_lens[s] < 0 || index.prefix_lens[s] > seq_len))
-      throw InvalidProblem(indexed("prefix_lens", s), std::to_string(index.prefix_lens[s]) + " is outside [0, seq_len = " +
-                                                          std::to_string(seq_len) + "]");
+      throw InvalidProblem(indexed("prefix_lens", s), std::to_string(index.prefix_lens[s]) +
+                                                          " is outside [0, seq_len = " + std::to_string(seq_len) + "]");
     if (index.qq_bias_size >= 0 && query_len > index.qq_bias_size)
       throw InvalidProblem("qq_bias", "is " + std::to_string(index.qq_bias_size) + " × " +
                                           std::to_string(index.qq_bias_size) + " but sequence " + std::to_string(s) +
@@ -110,14 +113,15 @@ void validate_batch_index(const Geometry& g, const BatchIndexHost& index) {
     for (int b = 0; b < used_blocks; ++b) {
       const std::int32_t block = index.block_table[std::int64_t(s) * g.max_blocks_per_seq + b];
       if (block < 0 || block >= g.num_blocks)
-        throw InvalidProblem("block_table[" + std::to_string(s) + "][" + std::to_string(b) + "]",
-                             "block id " + std::to_string(block) + " is outside [0, num_blocks = " +
-                                 std::to_string(g.num_blocks) + ")");
+        throw InvalidProblem(
+            "block_table[" + std::to_string(s) + "][" + std::to_string(b) + "]",
+            "block id " + std::to_string(block) + " is outside [0, num_blocks = " + std::to_string(g.num_blocks) + ")");
     }
   }
   if (index.cu_seqlens_q[g.num_seqs] != g.num_tokens)
-    throw InvalidProblem(indexed("cu_seqlens_q", g.num_seqs), std::to_string(index.cu_seqlens_q[g.num_seqs]) +
-                                                                 " differs from num_tokens = " + std::to_string(g.num_tokens));
+    throw InvalidProblem(
+        indexed("cu_seqlens_q", g.num_seqs),
+        std::to_string(index.cu_seqlens_q[g.num_seqs]) + " differs from num_tokens = " + std::to_string(g.num_tokens));
 }
 
 void validate(const HostProblem& p) {
@@ -127,7 +131,8 @@ void validate(const HostProblem& p) {
   validate_params(p.params);
   auto require_size = [](const char* field, std::size_t actual, std::int64_t expected) {
     if (std::int64_t(actual) != expected)
-      throw InvalidProblem(field, "has " + std::to_string(actual) + " elements, its shape needs " + std::to_string(expected));
+      throw InvalidProblem(field,
+                           "has " + std::to_string(actual) + " elements, its shape needs " + std::to_string(expected));
   };
   require_size("q", p.q.size(), g.q_elements());
   require_size("k_cache", p.k_cache.size(), g.cache_elements());
@@ -141,9 +146,9 @@ void validate(const HostProblem& p) {
   if (p.qq_bias_size < 0) throw InvalidProblem("qq_bias_size", "must not be negative");
   require_size("qq_bias", p.qq_bias.size(), std::int64_t(p.qq_bias_size) * p.qq_bias_size);
   validate_qq_bias_values(p.qq_bias.data(), p.qq_bias.size());
-  validate_batch_index(g, {p.block_table.data(), p.cu_seqlens_q.data(), p.seq_lens.data(),
-                           p.prefix_lens.empty() ? nullptr : p.prefix_lens.data(),
-                           p.qq_bias.empty() ? -1 : p.qq_bias_size});
+  validate_batch_index(
+      g, {p.block_table.data(), p.cu_seqlens_q.data(), p.seq_lens.data(),
+          p.prefix_lens.empty() ? nullptr : p.prefix_lens.data(), p.qq_bias.empty() ? -1 : p.qq_bias_size});
 }
 
 }  // namespace kattn

@@ -17,16 +17,16 @@ struct KvCacheStrides {
   std::int64_t head = 0;
 
   static KvCacheStrides contiguous(const Geometry& g) {
-    return {std::int64_t(g.block_size) * g.num_kv_heads * g.head_size,
-            std::int64_t(g.num_kv_heads) * g.head_size, g.head_size};
+    return {std::int64_t(g.block_size) * g.num_kv_heads * g.head_size, std::int64_t(g.num_kv_heads) * g.head_size,
+            g.head_size};
   }
 };
 
 // Host copies of the batch index tensors, laid out as in HostProblem.
 struct BatchIndexHost {
-  const std::int32_t* block_table;   // [num_seqs, max_blocks_per_seq], or null: not checked
-  const std::int32_t* cu_seqlens_q;  // [num_seqs + 1]
-  const std::int32_t* seq_lens;      // [num_seqs]
+  const std::int32_t* block_table;            // [num_seqs, max_blocks_per_seq], or null: not checked
+  const std::int32_t* cu_seqlens_q;           // [num_seqs + 1]
+  const std::int32_t* seq_lens;               // [num_seqs]
   const std::int32_t* prefix_lens = nullptr;  // [num_seqs] or null
   int qq_bias_size = -1;                      // side of the qq-bias matrix, or -1 for none
 };
@@ -39,8 +39,7 @@ void validate_head_values(const Geometry& g, const float* values, std::size_t co
 // The qq-bias matrix: `count` finite values.
 void validate_qq_bias_values(const float* values, std::size_t count);
 // `allocation` is the number of elements behind the cache pointer.
-void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation,
-                       const char* name);
+void validate_kv_cache(const Geometry& g, const KvCacheStrides& strides, std::int64_t allocation, const char* name);
 void validate_batch_index(const Geometry& g, const BatchIndexHost& index);
 
 // All of the above plus the sizes of the host tensors.

@@ -12,7 +12,8 @@ BlockAllocator::BlockAllocator(int num_blocks) : num_blocks_(num_blocks), in_use
 
 std::vector<std::int32_t> BlockAllocator::allocate(int count) {
   if (!can_allocate(count))
-    throw std::logic_error("allocate " + std::to_string(count) + " blocks with " + std::to_string(num_free()) + " free");
+    throw std::logic_error("allocate " + std::to_string(count) + " blocks with " + std::to_string(num_free()) +
+                           " free");
   std::vector<std::int32_t> ids;
   for (int i = 0; i < count; ++i) {
     ids.push_back(free_.back());

@@ -1,13 +1,11 @@
 #include "kattn/simulation/hardware_model.hpp"
 
+#include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/error.hpp"
+#include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
-#include "kattn/kernels/batch_metadata.hpp"
-#include "kattn/kernels/scratch_layout.hpp"
-#include "kattn/tiles/lane_chunk.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
-#include "kattn/tiles/warpgroup_mma.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <nlohmann/json.hpp>
@@ -21,10 +19,13 @@ namespace {
 
 double element_bytes(DType d) {
   switch (d) {
-    case DType::fp32: return 4;
+    case DType::fp32:
+      return 4;
     case DType::fp16:
-    case DType::bf16: return 2;
-    case DType::fp8_e4m3: return 1;
+    case DType::bf16:
+      return 2;
+    case DType::fp8_e4m3:
+      return 1;
   }
   return 2;
 }
@@ -61,8 +62,10 @@ KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& pat
   for (const auto& entry : v.items()) {
     const std::string name = entry.key();
     const nlohmann::json& value = entry.value();
-    const auto* k = std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return name == e.first; });
-    if (k == std::end(kernels)) throw FileFormatError(path, "field 'kernel_registers' names an unknown kernel '" + name + "'");
+    const auto* k =
+        std::find_if(std::begin(kernels), std::end(kernels), [&](const auto& e) { return name == e.first; });
+    if (k == std::end(kernels))
+      throw FileFormatError(path, "field 'kernel_registers' names an unknown kernel '" + name + "'");
     if (!value.is_number_integer() || value.get<int>() < 0 || value.get<int>() > 255)
       throw FileFormatError(path, "field 'kernel_registers." + name + "' needs registers per thread, 0 to 255");
     *k->second = value.get<int>();
@@ -74,8 +77,10 @@ KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& pat
 int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
   const KernelRegisters& r = hw.kernel_registers;
   switch (plan.variant) {
-    case Variant::split_kv: return plan.register_rows ? r.split_kv_register_rows : r.split_kv;
-    case Variant::baseline: return r.baseline;
+    case Variant::split_kv:
+      return plan.register_rows ? r.split_kv_register_rows : r.split_kv;
+    case Variant::baseline:
+      return r.baseline;
     default:
       if (!plan.register_rows) return r.qblock;
       return plan.warpgroup_products ? r.qblock_warpgroup : r.qblock_register_rows;
@@ -90,16 +95,18 @@ double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_by
   switch (plan.variant) {
     case Variant::split_kv:
       if (plan.register_rows) {
-        const int stages = std::max(2, split_kv_mma_stages(plan.team_size, plan.tile_size, b.block_size, b.head_size,
-                                                           partitions, eb, cap));
+        const int stages = std::max(
+            2, split_kv_mma_stages(plan.team_size, plan.tile_size, b.block_size, b.head_size, partitions, eb, cap));
         return double(split_kv_mma_scratch_bytes(plan.team_size, stages, plan.tile_size, b.block_size, b.head_size,
                                                  partitions, eb));
       } else {
-        const auto shape = split_kv_shape(plan.team_size, plan.tile_size, b.block_size, b.head_size, partitions, eb, cap);
+        const auto shape =
+            split_kv_shape(plan.team_size, plan.tile_size, b.block_size, b.head_size, partitions, eb, cap);
         return shape ? double(split_kv_scratch_bytes(*shape, plan.tile_size, b.block_size, b.head_size, partitions, eb))
                      : 0.0;
       }
-    case Variant::baseline: return double(baseline_scratch_bytes(plan.tile_size, b.head_size));
+    case Variant::baseline:
+      return double(baseline_scratch_bytes(plan.tile_size, b.head_size));
     default:
       if (plan.register_rows)
         return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16,
@@ -134,7 +141,8 @@ HardwareModel hardware_model_for(const std::string& arch) {
   const char* text = builtin_data(path);
   if (!text) {
     std::string known;
-    for (const std::string& name : builtin_data_names("data/hardware/models")) known += (known.empty() ? "" : ", ") + name;
+    for (const std::string& name : builtin_data_names("data/hardware/models"))
+      known += (known.empty() ? "" : ", ") + name;
     throw std::invalid_argument("no hardware model for '" + arch + "' (built in: " + known +
                                 "; or give a parameter file, *.json)");
   }
@@ -205,7 +213,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
   double partial_rows = 0;  // (row, segment) partial results written and read back by a reduction
   for (int s = first; s < last; ++s) {
     const int q = b.query_lens[std::size_t(s)], L = b.seq_lens[std::size_t(s)];
-    c.bytes += 2.0 * q * hq * D * eb;  // q read, out written
+    c.bytes += 2.0 * q * hq * D * eb;                                                 // q read, out written
     const double keys_any = b.window_left >= 0 ? std::min(L, b.window_left + q) : L;  // keys some query sees
     c.kv_unique_bytes += hkv * keys_any * D * 2 * eb;
     if (plan.variant == Variant::split_kv) {
@@ -266,7 +274,7 @@ double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double dram = c.bytes + std::min(c.kv_bytes, c.kv_unique_bytes) + rereads * miss;
   const double mem_s = dram / (hw.memory_gb_per_s * 1e9 * hw.mem_efficiency);
   const double peak = c.tensor && hw.tensor_tflop_per_s > 0 ? hw.tensor_tflop_per_s * hw.tensor_efficiency
-                                                             : hw.vector_tflop_per_s * hw.vector_efficiency;
+                                                            : hw.vector_tflop_per_s * hw.vector_efficiency;
   const double compute_s = c.flops / (peak * 1e12);
   // Each resident team takes its items one after the other, each with its latency (a Q block's
   // first tiles and its stores, a partition's block ids and merge).
@@ -363,8 +371,9 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
   }
   if (is_static_grid(plan.variant)) {
-    plan.grid_teams =
-        leaf.grid_teams > 0 ? leaf.grid_teams : hw.compute_units * hw.max_threads_per_unit / (plan.team_size * plan.vector_length);
+    plan.grid_teams = leaf.grid_teams > 0
+                          ? leaf.grid_teams
+                          : hw.compute_units * hw.max_threads_per_unit / (plan.team_size * plan.vector_length);
   }
 }
 
@@ -384,8 +393,8 @@ void check_shape(const BatchShape& b) {
 CallPlan target_call_plan(const BatchShape& b, const HardwareModel& hw, std::optional<bool> split_decodes) {
   check_shape(b);
   const TuningTable* table = TuningTable::builtin(hw.tuning_table);
-  if (!table) throw std::invalid_argument("hardware model " + hw.arch + ": no built-in tuning table '" +
-                                          hw.tuning_table + "'");
+  if (!table)
+    throw std::invalid_argument("hardware model " + hw.arch + ": no built-in tuning table '" + hw.tuning_table + "'");
   AttentionOptions options;
   options.tuning_table = table;
   options.check_values = false;
@@ -413,11 +422,13 @@ double predict_call_us(const CallPlan& plans, const BatchShape& b, const Hardwar
   const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
   const double main = launch_us(launch_cost(plans.main, b, apart, n, hw), hw);
   if (!plans.decodes || apart == 0) return hw.host_us + main;
-  // The leading decodes run beside the rest (kernels/attention.cpp): part of the shorter one hides.
+  // The leading decodes run beside the rest (attention.cpp): part of the shorter one hides.
   const double decodes = launch_us(launch_cost(*plans.decodes, b, 0, apart, hw), hw);
   return hw.host_us + main + decodes - hw.parts_overlap * std::min(main, decodes);
 }
 
-double predict_us(const BatchShape& b, const HardwareModel& hw) { return predict_call_us(target_call_plan(b, hw), b, hw); }
+double predict_us(const BatchShape& b, const HardwareModel& hw) {
+  return predict_call_us(target_call_plan(b, hw), b, hw);
+}
 
 }  // namespace kattn::model

@@ -31,35 +31,35 @@ struct KernelRegisters {
 };
 
 struct HardwareModel {
-  std::string arch;             // "h100", "a100", "mi300x", "mi250", "cpu"
-  std::string device;           // the part the datasheet numbers are for
-  std::string tuning_table;     // built-in tuning table the model plans with ("h100", "cpu")
-  std::string provenance;       // "calibrated ..." or "assumed ..." (the free parameters)
-  bool gpu = true;              // GPU-style planning (table team shape); false: plan on this host build
-  double memory_gb_per_s = 0;   // datasheet peak memory bandwidth, GB/s
-  double tensor_tflop_per_s = 0;  // dense fp16/bf16 matrix-unit peak (0 = none)
-  double vector_tflop_per_s = 0;  // fp32 FMA peak of the vector (CUDA-core / SIMD) path
-  int compute_units = 1;        // SMs / CUs / cores
-  int max_threads_per_unit = 1; // resident threads per SM/CU (occupancy limit)
-  int max_teams_per_unit = 1;   // resident teams (blocks / workgroups) per SM/CU
-  int registers_per_unit = 0;   // 32-bit registers of an SM/CU, allocated per warp (0: not modelled)
-  int register_granule = 1;     // registers a warp is given in multiples of
-  double scratch_bytes_per_unit = 0;  // shared memory / LDS the resident teams share (0: not modelled)
+  std::string arch;                      // "h100", "a100", "mi300", "mi250", "cpu"
+  std::string device;                    // the part the datasheet numbers are for
+  std::string tuning_table;              // built-in tuning table the model plans with ("h100", "cpu")
+  std::string provenance;                // "calibrated ..." or "assumed ..." (the free parameters)
+  bool gpu = true;                       // GPU-style planning (table team shape); false: plan on this host build
+  double memory_gb_per_s = 0;            // datasheet peak memory bandwidth, GB/s
+  double tensor_tflop_per_s = 0;         // dense fp16/bf16 matrix-unit peak (0 = none)
+  double vector_tflop_per_s = 0;         // fp32 FMA peak of the vector (CUDA-core / SIMD) path
+  int compute_units = 1;                 // SMs / CUs / cores
+  int max_threads_per_unit = 1;          // resident threads per SM/CU (occupancy limit)
+  int max_teams_per_unit = 1;            // resident teams (blocks / workgroups) per SM/CU
+  int registers_per_unit = 0;            // 32-bit registers of an SM/CU, allocated per warp (0: not modelled)
+  int register_granule = 1;              // registers a warp is given in multiples of
+  double scratch_bytes_per_unit = 0;     // shared memory / LDS the resident teams share (0: not modelled)
   double scratch_reserved_per_team = 0;  // ... that each resident team takes besides its request
-  double team_scratch_max = 0;  // the most team scratch kattn's kernels get (Kokkos' cap; 0: not modelled)
+  double team_scratch_max = 0;           // the most team scratch kattn's kernels get (Kokkos' cap; 0: not modelled)
   KernelRegisters kernel_registers;
-  int warp_lanes = 32;          // lanes of a warp / wavefront (the tensor-core path needs teams of these)
-  double cache_mb = 0;          // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
-  bool register_rows = false;   // kattn's register-row Q-block kernel runs on this arch
+  int warp_lanes = 32;              // lanes of a warp / wavefront (the tensor-core path needs teams of these)
+  double cache_mb = 0;              // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
+  bool register_rows = false;       // kattn's register-row Q-block kernel runs on this arch
   bool warpgroup_products = false;  // ... on warpgroup products (Hopper's wgmma) at head 128
   // Free parameters.
-  double mem_efficiency = 1;      // achieved share of memory_gb_per_s
-  double tensor_efficiency = 1;   // achieved share of tensor_tflop_per_s
-  double vector_efficiency = 1;   // achieved share of vector_tflop_per_s
-  double launch_us = 0;           // per kernel launch
-  double item_us = 0;             // per work item (a team's Q block or partition), beyond its bytes and FLOPs
-  double host_us = 0;             // per attention call (metadata, planning, host work)
-  double parts_overlap = 0;       // share of a split mixed call's shorter part hidden behind the longer
+  double mem_efficiency = 1;     // achieved share of memory_gb_per_s
+  double tensor_efficiency = 1;  // achieved share of tensor_tflop_per_s
+  double vector_efficiency = 1;  // achieved share of vector_tflop_per_s
+  double launch_us = 0;          // per kernel launch
+  double item_us = 0;            // per work item (a team's Q block or partition), beyond its bytes and FLOPs
+  double host_us = 0;            // per attention call (metadata, planning, host work)
+  double parts_overlap = 0;      // share of a split mixed call's shorter part hidden behind the longer
 };
 
 // Reads a parameter file; throws FileFormatError naming the file and the missing or bad field.
@@ -82,23 +82,23 @@ struct BatchShape {
   int num_kv_heads = 8;
   int head_size = 128;
   int block_size = 16;
-  int window_left = -1;         // sliding window, -1 = none
-  DType dtype = DType::fp16;    // q, cache and output
+  int window_left = -1;       // sliding window, -1 = none
+  DType dtype = DType::fp16;  // q, cache and output
 };
 
 // What one launch costs, before the hardware.
 struct LaunchCost {
-  double bytes = 0;       // global memory traffic besides K/V: q, out, partials
-  double kv_bytes = 0;    // K/V reads of all teams (each team reads the keys it needs)
+  double bytes = 0;            // global memory traffic besides K/V: q, out, partials
+  double kv_bytes = 0;         // K/V reads of all teams (each team reads the keys it needs)
   double kv_unique_bytes = 0;  // K/V that some team reads: each key of each KV head once
-  double flops = 0;       // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
-  double teams = 0;       // teams of the grid
-  double items = 0;       // work items the teams take (static grids: more than teams)
-  int kernels = 1;        // kernel launches (segmented variants add a reduction)
-  bool tensor = false;    // the tile products run on the matrix units
-  int team_threads = 1;   // threads x lanes of a team
-  int registers = 0;      // per thread (0: not measured)
-  double scratch_bytes = 0;  // per team
+  double flops = 0;            // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
+  double teams = 0;            // teams of the grid
+  double items = 0;            // work items the teams take (static grids: more than teams)
+  int kernels = 1;             // kernel launches (segmented variants add a reduction)
+  bool tensor = false;         // the tile products run on the matrix units
+  int team_threads = 1;        // threads x lanes of a team
+  int registers = 0;           // per thread (0: not measured)
+  double scratch_bytes = 0;    // per team
 };
 
 // The launches' costs of `plan` over sequences [first, last) of `batch` on `hw` (its kernels'

@@ -1,7 +1,7 @@
 #include "kattn/simulation/kernel_step_timer.hpp"
 
 #include "kattn/attention.hpp"
-#include "kattn/kernels/device_problem.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/simulation/step_batch_layout.hpp"
 #include "kattn/simulation/step_graph.hpp"
 
@@ -92,13 +92,14 @@ class KernelStepTimer : public StepTimer {
 std::unique_ptr<StepTimer> make_kernel_step_timer(const ModelConfig& config, const KernelTimerOptions& options) {
   check_model_config(config);
   if (options.warmup < 0 || options.runs < 1) throw std::invalid_argument("kernel timer needs warmup >= 0, runs >= 1");
-  return dispatch_storage(config.dtype, config.dtype, config.dtype, [&](auto q, auto cache, auto out) -> std::unique_ptr<StepTimer> {
-    using T = decltype(q);
-    if constexpr (std::is_same_v<T, decltype(cache)> && std::is_same_v<T, decltype(out)>)
-      return std::unique_ptr<StepTimer>(new KernelStepTimer<T>(config, options));
-    else
-      throw std::logic_error("a model config has one dtype for q, cache and out");
-  });
+  return dispatch_storage(config.dtype, config.dtype, config.dtype,
+                          [&](auto q, auto cache, auto out) -> std::unique_ptr<StepTimer> {
+                            using T = decltype(q);
+                            if constexpr (std::is_same_v<T, decltype(cache)> && std::is_same_v<T, decltype(out)>)
+                              return std::unique_ptr<StepTimer>(new KernelStepTimer<T>(config, options));
+                            else
+                              throw std::logic_error("a model config has one dtype for q, cache and out");
+                          });
 }
 
 }  // namespace kattn::sim

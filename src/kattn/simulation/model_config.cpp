@@ -1,8 +1,8 @@
 #include "kattn/simulation/model_config.hpp"
 
 #include "kattn/core/error.hpp"
-#include "kattn/io/json_fields.hpp"
 #include "kattn/io/builtin_data.hpp"
+#include "kattn/io/json_fields.hpp"
 #include "kattn/io/json_file.hpp"
 
 #include <nlohmann/json.hpp>
@@ -16,10 +16,10 @@ void check_model_config(const ModelConfig& c) {
   const ModelGeometry& g = c.geometry;
   if (g.num_q_heads < 1 || g.num_kv_heads < 1 || g.num_q_heads % g.num_kv_heads != 0 || g.head_size < 1)
     throw std::invalid_argument("needs num_q_heads a positive multiple of num_kv_heads >= 1, head_size >= 1");
-  if (c.num_layers < 1 || c.block_size < 1 || c.num_kv_blocks < 1 || c.max_num_batched_tokens < 1 ||
-      c.max_num_seqs < 1)
-    throw std::invalid_argument("needs num_layers, block_size, num_kv_blocks, max_num_batched_tokens and "
-                                "max_num_seqs >= 1");
+  if (c.num_layers < 1 || c.block_size < 1 || c.num_kv_blocks < 1 || c.max_num_batched_tokens < 1 || c.max_num_seqs < 1)
+    throw std::invalid_argument(
+        "needs num_layers, block_size, num_kv_blocks, max_num_batched_tokens and "
+        "max_num_seqs >= 1");
   if (!(c.other_ms_per_step >= 0.0) || !(c.other_us_per_token >= 0.0))
     throw std::invalid_argument("needs other_ms_per_step >= 0 and other_us_per_token >= 0");
   if (c.dtype == DType::fp8_e4m3) throw std::invalid_argument("dtype: q cannot be fp8_e4m3");

@@ -14,15 +14,15 @@ namespace kattn::sim {
 
 struct ModelConfig {
   std::string name;
-  ModelGeometry geometry;            // q heads, KV heads, head size
-  int num_layers = 1;                // attention is timed for one layer and multiplied by this
-  DType dtype = DType::fp16;         // q, KV cache and output
-  int block_size = 16;               // tokens per KV-cache block
-  int num_kv_blocks = 1;             // the fixed KV capacity, in blocks (per layer)
-  int max_num_batched_tokens = 1;    // token budget of one step (decodes + prefill chunks)
-  int max_num_seqs = 256;            // most requests running at once
-  double other_ms_per_step = 0.0;    // modelled non-attention time of a step (GEMMs, sampling, ...)
-  double other_us_per_token = 0.0;   // ... plus this per token of the step's batch
+  ModelGeometry geometry;           // q heads, KV heads, head size
+  int num_layers = 1;               // attention is timed for one layer and multiplied by this
+  DType dtype = DType::fp16;        // q, KV cache and output
+  int block_size = 16;              // tokens per KV-cache block
+  int num_kv_blocks = 1;            // the fixed KV capacity, in blocks (per layer)
+  int max_num_batched_tokens = 1;   // token budget of one step (decodes + prefill chunks)
+  int max_num_seqs = 256;           // most requests running at once
+  double other_ms_per_step = 0.0;   // modelled non-attention time of a step (GEMMs, sampling, ...)
+  double other_us_per_token = 0.0;  // ... plus this per token of the step's batch
 
   // Modelled non-attention time of a step with `num_tokens` tokens, in microseconds.
   double other_us(int num_tokens) const { return 1000.0 * other_ms_per_step + other_us_per_token * num_tokens; }

@@ -102,7 +102,10 @@ StepBatch Scheduler::schedule(double now_s) {
   // Running decodes first, one token each, in admission order.
   for (std::size_t i = 0; i < running_.size() && budget > 0;) {
     const int r = running_[i];
-    if (!states_[std::size_t(r)].is_decode()) { ++i; continue; }
+    if (!states_[std::size_t(r)].is_decode()) {
+      ++i;
+      continue;
+    }
     if (grant(i, 1, batch, scheduled) == 0) continue;  // preempted itself: running_[i] is the next one
     add(r, 1, batch, scheduled);
     --budget;
@@ -111,7 +114,10 @@ StepBatch Scheduler::schedule(double now_s) {
   // Then the chunks of partially prefilled running requests (preempting as decodes do).
   for (std::size_t i = 0; i < running_.size() && budget > 0;) {
     const int r = running_[i];
-    if (scheduled[std::size_t(r)]) { ++i; continue; }
+    if (scheduled[std::size_t(r)]) {
+      ++i;
+      continue;
+    }
     const int granted = grant(i, std::min(states_[std::size_t(r)].num_pending(), budget), batch, scheduled);
     if (granted == 0) continue;
     add(r, granted, batch, scheduled);

@@ -26,7 +26,7 @@ struct StepRecord {
 };
 
 struct TokenRecord {
-  double time_s = 0.0;        // end of the step that sampled it
+  double time_s = 0.0;  // end of the step that sampled it
   int step = 0;
   double attention_us = 0.0;  // attention time elapsed since the previous token (or the arrival)
 };

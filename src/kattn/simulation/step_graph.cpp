@@ -72,8 +72,8 @@ StepGraph<T>::StepGraph(const GraphShape& shape, const AttentionInputs<T, T>& po
   buffers.block_table = block_table_;
   buffers.cu_seqlens_q = cu_seqlens_q_;
   buffers.seq_lens = seq_lens_;
-  graph_.emplace(capture_run(plan_attention(buffers, params, shape.bounds(), workspace_, options), buffers, out_,
-                             options.space));
+  graph_.emplace(
+      capture_run(plan_attention(buffers, params, shape.bounds(), workspace_, options), buffers, out_, options.space));
 }
 
 template <class T>

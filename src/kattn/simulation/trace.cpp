@@ -35,8 +35,7 @@ int draw_length(const LengthDistribution& d, std::mt19937_64& rng) {
 }
 
 void check(const LengthDistribution& d, const char* what) {
-  if (d.min < 1 || d.max < d.min)
-    throw std::invalid_argument(std::string(what) + " lengths need 1 <= min <= max");
+  if (d.min < 1 || d.max < d.min) throw std::invalid_argument(std::string(what) + " lengths need 1 <= min <= max");
   if (d.kind == LengthDistribution::Kind::lognormal && (!(d.median > 0.0) || !(d.sigma >= 0.0)))
     throw std::invalid_argument(std::string(what) + " lognormal lengths need median > 0 and sigma >= 0");
 }
@@ -107,7 +106,8 @@ std::vector<Request> load_trace(const std::string& path) {
 void write_trace(const std::string& path, const std::vector<Request>& requests) {
   nlohmann::json list = nlohmann::json::array();
   for (const Request& r : requests)
-    list.push_back({{"id", r.id}, {"arrival_s", r.arrival_s}, {"prompt_len", r.prompt_len}, {"output_len", r.output_len}});
+    list.push_back(
+        {{"id", r.id}, {"arrival_s", r.arrival_s}, {"prompt_len", r.prompt_len}, {"output_len", r.output_len}});
   write_json_file(path, nlohmann::json{{"requests", list}}, 1, "the trace file");
 }
 

@@ -2,10 +2,8 @@
 
 #include "kattn/core/error.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
-#include "kattn/kernels/scratch_layout.hpp"
-#include "kattn/tiles/tile_mma.hpp"
-#include "kattn/tiles/warp_fragments.hpp"
-#include "kattn/tiles/warpgroup_mma.hpp"
+#include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <algorithm>
@@ -20,12 +18,18 @@ bool deep_tiles_pay(const BatchMetadata& batch) { return batch.max_visible_keys(
 
 std::string_view to_string(Variant variant) {
   switch (variant) {
-    case Variant::baseline: return "baseline";
-    case Variant::qblock: return "qblock";
-    case Variant::segmented: return "segmented";
-    case Variant::qblock_static: return "qblock_static";
-    case Variant::segmented_static: return "segmented_static";
-    case Variant::split_kv: return "split_kv";
+    case Variant::baseline:
+      return "baseline";
+    case Variant::qblock:
+      return "qblock";
+    case Variant::segmented:
+      return "segmented";
+    case Variant::qblock_static:
+      return "qblock_static";
+    case Variant::segmented_static:
+      return "segmented_static";
+    case Variant::split_kv:
+      return "split_kv";
   }
   return "unknown";
 }
@@ -46,20 +50,6 @@ bool is_segmented(Variant v) {
   return v == Variant::segmented || v == Variant::segmented_static || v == Variant::split_kv;
 }
 bool is_static_grid(Variant v) { return v == Variant::qblock_static || v == Variant::segmented_static; }
-
-std::string_view build_arch() {
-#if defined(KOKKOS_ARCH_HOPPER90)
-  return "h100";
-#elif defined(KOKKOS_ARCH_AMPERE80)
-  return "a100";
-#elif defined(KOKKOS_ARCH_AMD_GFX942) || defined(KOKKOS_ARCH_AMD_GFX940)
-  return "mi300";
-#elif defined(KOKKOS_ARCH_AMD_GFX90A)
-  return "mi250";
-#else
-  return "cpu";
-#endif
-}
 
 namespace {
 
@@ -101,8 +91,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   // Fit the plan to the kernels, the batch and the backend.
   using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
   plan.vector_length = std::clamp(plan.vector_length, 1, Policy::vector_length_max());
-  plan.team_size = std::clamp(plan.team_size, 1,
-                              Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+  plan.team_size = std::clamp(
+      plan.team_size, 1, Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
   if (!is_segmented(plan.variant)) plan.num_segments = 1;
   plan.num_segments = std::max(plan.num_segments, 1);
   const int q_per_kv = g.queries_per_kv();
@@ -120,8 +110,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
     // Tensor cores where the register rows take the head: teams of up to kSplitKvMmaMaxWarps warps
     // (team_size), each with its own ring; fewer warps, then shorter partitions, where they do not fit.
-    plan.register_rows = tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 &&
-                         g.head_size <= kFragmentMaxHead;
+    plan.register_rows =
+        tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead;
     if (plan.register_rows && fit_split_kv_rings(plan, g, max_keys, element_bytes, scratch_limit)) {
       plan.tensor_cores = true;
       plan.vector_length = tensor_core_lanes();
@@ -133,13 +123,13 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     int lanes = 1;
     while (!host_backend() && lanes < lanes_for(g.head_size)) lanes *= 2;
     plan.vector_length = lanes;
-    plan.team_size = std::clamp(plan.team_size, 1,
-                                Policy(1, 1, lanes).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+    plan.team_size =
+        std::clamp(plan.team_size, 1, Policy(1, 1, lanes).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
     plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
     const auto shape = [&] {
       plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
-      return split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                            element_bytes, scratch_limit);
+      return split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments, element_bytes,
+                            scratch_limit);
     };
     while (!shape() && plan.team_size > 1) plan.team_size /= 2;
     if (!shape())
@@ -150,7 +140,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
                          ": its tile does not fit in team scratch; use a Q-block variant");
-  } else if (plan.tensor_cores && register_rows_available() && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead &&
+  } else if (plan.tensor_cores && register_rows_available() && g.head_size % 16 == 0 &&
+             g.head_size <= kFragmentMaxHead &&
              q_per_kv <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     // Rows in registers (QBlockMmaKernel): a warp per 16 rows, at most kFragmentMaxWarps, tiles of
     // the fragments' size; its scratch holds only a K and a V tile, which fit for every head size
@@ -199,7 +190,8 @@ bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::
 
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
                    const AttentionOptions& options) {
-  if (!batch.decodes_lead() || options.variant) return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
+  if (!batch.decodes_lead() || options.variant)
+    return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
   LaunchPlan whole = plan_launch(batch, g, element_bytes, tensor_core_operands, options);
   if (whole.split_decodes) {
     CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),

@@ -3,7 +3,8 @@
 // planner fits the result to the hardware (scratch size) and the batch.
 #pragma once
 
-#include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/batch/batch_metadata.hpp"
+#include "kattn/core/arch.hpp"
 #include "kattn/problem/geometry.hpp"
 
 #include <cstddef>
@@ -37,21 +38,21 @@ bool is_static_grid(Variant variant);
 
 struct LaunchPlan {
   Variant variant = Variant::qblock;
-  int tile_size = 32;      // keys per tile (baseline: always block_size; split_kv: keys per partition)
-  int block_m = 16;        // Q-block rows requested; rounded to a multiple of queries_per_kv
-  int num_segments = 1;    // segmented variants only (split_kv: partitions, from tile_size and the batch)
-  int team_size = 1;       // Kokkos team size (threads)
-  int vector_length = 1;   // Kokkos vector length (lanes per thread)
-  int grid_teams = 0;      // static-grid variants: number of teams (0 = from the device's concurrency)
-  bool tensor_cores = false;  // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
-  bool register_rows = false; // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
+  int tile_size = 32;               // keys per tile (baseline: always block_size; split_kv: keys per partition)
+  int block_m = 16;                 // Q-block rows requested; rounded to a multiple of queries_per_kv
+  int num_segments = 1;             // segmented variants only (split_kv: partitions, from tile_size and the batch)
+  int team_size = 1;                // Kokkos team size (threads)
+  int vector_length = 1;            // Kokkos vector length (lanes per thread)
+  int grid_teams = 0;               // static-grid variants: number of teams (0 = from the device's concurrency)
+  bool tensor_cores = false;        // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
+  bool register_rows = false;       // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
   bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: a team of 4 warps, head 128
-  bool deep_tiles = false;  // ... double-buffered K/V tiles where the team scratch takes them (long items)
+  bool deep_tiles = false;          // ... double-buffered K/V tiles where the team scratch takes them (long items)
   // A batch whose decodes lead runs them apart, on a plan of their own (plan_call); false: the
   // whole batch in one launch of this plan. A table leaf decides it by measurement (kattn tune).
   bool split_decodes = true;
-  std::string source;      // where the plan came from: "table <arch>: <leaf>" or "defaults"
-  int decodes_apart = 0;   // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
+  std::string source;     // where the plan came from: "table <arch>: <leaf>" or "defaults"
+  int decodes_apart = 0;  // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
 
   int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
 };
@@ -79,13 +80,10 @@ struct AttentionOptions {
   // stream; see core/stream_instance.hpp); empty = the default instance. Optional, so that
   // options can be built before Kokkos is initialised.
   std::optional<ExecutionSpace> space;
-  // The workspace attention() plans in (kernels/workspace.hpp); null = the shared
+  // The workspace attention() plans in (kattn/workspace.hpp); null = the shared
   // Workspace::instance(). Calls whose kernels may overlap (other streams) need workspaces of their own.
   Workspace* workspace = nullptr;
 };
-
-// Architecture this build targets ("cpu", "h100", "a100", "mi300", "mi250"), from Kokkos' arch.
-std::string_view build_arch();
 
 // element_bytes: size of the cache's storage type (the K/V tiles in scratch are stored in it);
 // tensor_core_operands: whether q and the cache types suit the tensor-core tile products.

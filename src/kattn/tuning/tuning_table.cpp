@@ -26,7 +26,6 @@ extern const int kBuiltinTableCount;
 
 namespace {
 
-
 [[noreturn]] void fail(const std::string& origin, const std::string& where, const std::string& what) {
   throw std::runtime_error(origin + ": " + where + ": " + what);
 }
@@ -90,9 +89,9 @@ const std::vector<std::string>& plan_field_names() {
 }
 
 const std::vector<std::string>& batch_feature_names() {
-  static const std::vector<std::string> names{"num_seqs",     "num_tokens",       "max_query_len", "avg_query_len",
-                                              "max_seq_len",  "avg_seq_len",      "max_visible_keys",
-                                              "decode_share", "queries_per_kv",   "head_size"};
+  static const std::vector<std::string> names{"num_seqs",       "num_tokens",  "max_query_len",    "avg_query_len",
+                                              "max_seq_len",    "avg_seq_len", "max_visible_keys", "decode_share",
+                                              "queries_per_kv", "head_size"};
   return names;
 }
 
@@ -150,7 +149,8 @@ const TuningTable* TuningTable::builtin(std::string_view arch) {
     std::map<std::string, TuningTable, std::less<>> parsed;
     for (int i = 0; i < detail::kBuiltinTableCount; ++i)
       parsed.emplace(detail::kBuiltinTables[i].arch,
-                     parse(detail::kBuiltinTables[i].json, std::string("data/tuning/") + detail::kBuiltinTables[i].arch + ".json"));
+                     parse(detail::kBuiltinTables[i].json,
+                           std::string("data/tuning/") + detail::kBuiltinTables[i].arch + ".json"));
     return parsed;
   }();
   const auto found = tables.find(arch);

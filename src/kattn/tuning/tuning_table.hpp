@@ -3,7 +3,7 @@
 // compiled into the library.
 #pragma once
 
-#include "kattn/kernels/batch_metadata.hpp"
+#include "kattn/batch/batch_metadata.hpp"
 #include "kattn/problem/geometry.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 

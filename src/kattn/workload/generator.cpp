@@ -71,7 +71,7 @@ HostProblem generate_batch(const BatchSpec& spec) {
   std::iota(ids.begin(), ids.end(), 0);
   if (spec.permute_blocks)
     for (std::size_t i = ids.size(); i > 1; --i) std::swap(ids[i - 1], ids[rng() % i]);  // Fisher-Yates
-  p.block_table.assign(std::size_t(g.num_seqs) * g.max_blocks_per_seq, 0);  // vLLM pads rows with 0
+  p.block_table.assign(std::size_t(g.num_seqs) * g.max_blocks_per_seq, 0);               // vLLM pads rows with 0
   std::size_t next = 0;
   for (int s = 0; s < g.num_seqs; ++s) {
     const int blocks = (p.seq_lens[std::size_t(s)] + g.block_size - 1) / g.block_size;
@@ -104,8 +104,10 @@ BatchSpec draw_batch(const WorkloadSpec& spec) {
     SequenceShape shape;
     shape.seq_len = uniform_int(rng, spec.min_seq_len, spec.max_seq_len);
     shape.query_len = shape.seq_len;
-    if (s < num_decodes) shape.query_len = 1;
-    else if (spec.chunked_prefill) shape.query_len = shape.seq_len - uniform_int(rng, 0, shape.seq_len - 1);
+    if (s < num_decodes)
+      shape.query_len = 1;
+    else if (spec.chunked_prefill)
+      shape.query_len = shape.seq_len - uniform_int(rng, 0, shape.seq_len - 1);
     if (s >= num_decodes && spec.max_query_len > 0) shape.query_len = std::min(shape.query_len, spec.max_query_len);
     batch.sequences.push_back(shape);
   }

@@ -31,10 +31,10 @@ using json_fields::field;
 using json_fields::require;
 
 const char* const kCaseFields[] = {
-    "name",         "description", "model",      "num_q_heads",    "num_kv_heads", "head_size",   "dtypes",
-    "batch_size",   "min_seq_len", "max_seq_len", "decode_share",  "chunked_prefill", "max_query_len", "block_size",
-    "permute_blocks", "causal",    "seed",       "window_left",    "softcap",      "alibi",       "sinks",
-    "prefix_lm",    "qq_bias",     "fp8_kv_cache", "fp8_out",      "k_scale",      "v_scale",     "out_scale"};
+    "name",           "description", "model",        "num_q_heads",  "num_kv_heads",    "head_size",     "dtypes",
+    "batch_size",     "min_seq_len", "max_seq_len",  "decode_share", "chunked_prefill", "max_query_len", "block_size",
+    "permute_blocks", "causal",      "seed",         "window_left",  "softcap",         "alibi",         "sinks",
+    "prefix_lm",      "qq_bias",     "fp8_kv_cache", "fp8_out",      "k_scale",         "v_scale",       "out_scale"};
 
 WorkloadSpec parse_case(const json& j, const std::string& where) {
   if (!j.is_object()) fail(where, "must be an object (got " + j.dump() + ")");
@@ -107,7 +107,8 @@ WorkloadSpec parse_case(const json& j, const std::string& where) {
 std::vector<DType> parse_dtypes(const json& j, const std::string& where) {
   if (!j.contains("dtypes")) return {DType::fp16};
   const json& list = j.at("dtypes");
-  if (!list.is_array() || list.empty()) fail(where + ".dtypes", "must be a non-empty list of dtype names (got " + list.dump() + ")");
+  if (!list.is_array() || list.empty())
+    fail(where + ".dtypes", "must be a non-empty list of dtype names (got " + list.dump() + ")");
   std::vector<DType> dtypes;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".dtypes[" + std::to_string(i) + "]";

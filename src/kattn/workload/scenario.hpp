@@ -23,12 +23,12 @@ ModelGeometry model_by_name(const std::string& name);
 
 // Optional attention features of generated problems.
 struct FeatureSpec {
-  int window_left = -1;    // sliding window (-1 = none)
-  float softcap = 0.0f;    // 0 = off
-  bool alibi = false;      // standard ALiBi slopes 2^(-8 (h + 1) / num_q_heads)
-  bool sinks = false;      // a sink logit per head, uniform in [-2, 2)
-  bool prefix_lm = false;  // a prefix length per sequence, uniform in [0, seq_len]
-  bool qq_bias = false;    // a bias matrix over the new tokens, uniform in [-1, 1)
+  int window_left = -1;       // sliding window (-1 = none)
+  float softcap = 0.0f;       // 0 = off
+  bool alibi = false;         // standard ALiBi slopes 2^(-8 (h + 1) / num_q_heads)
+  bool sinks = false;         // a sink logit per head, uniform in [-2, 2)
+  bool prefix_lm = false;     // a prefix length per sequence, uniform in [0, seq_len]
+  bool qq_bias = false;       // a bias matrix over the new tokens, uniform in [-1, 1)
   bool fp8_kv_cache = false;  // K and V in fp8 e4m3, dequantised by k_scale / v_scale
   bool fp8_out = false;       // out in fp8 e4m3, quantised by out_scale
   float k_scale = 1.0f;
@@ -41,11 +41,11 @@ struct WorkloadSpec {
   ModelGeometry model;
   DType dtype = DType::fp16;
   int batch_size = 1;
-  int min_seq_len = 1;         // sequence lengths are uniform in [min_seq_len, max_seq_len]
+  int min_seq_len = 1;  // sequence lengths are uniform in [min_seq_len, max_seq_len]
   int max_seq_len = 1;
-  double decode_share = 0.0;   // fraction of sequences with query length 1 (placed first, as vLLM does)
+  double decode_share = 0.0;     // fraction of sequences with query length 1 (placed first, as vLLM does)
   bool chunked_prefill = false;  // prefill sequences get a random cached context before their chunk
-  int max_query_len = 0;       // cap on a prefill chunk (0 = none); the rest of the sequence is context
+  int max_query_len = 0;         // cap on a prefill chunk (0 = none); the rest of the sequence is context
   int block_size = 16;
   bool permute_blocks = true;  // block ids are a random permutation instead of consecutive
   bool causal = true;

@@ -20,10 +20,14 @@ namespace {
 
 int32_t dtype_code(const at::Tensor& t, const char* name) {
   switch (t.scalar_type()) {
-    case at::ScalarType::Float: return KATTN_DTYPE_FP32;
-    case at::ScalarType::Half: return KATTN_DTYPE_FP16;
-    case at::ScalarType::BFloat16: return KATTN_DTYPE_BF16;
-    case at::ScalarType::Float8_e4m3fn: return KATTN_DTYPE_FP8_E4M3;
+    case at::ScalarType::Float:
+      return KATTN_DTYPE_FP32;
+    case at::ScalarType::Half:
+      return KATTN_DTYPE_FP16;
+    case at::ScalarType::BFloat16:
+      return KATTN_DTYPE_BF16;
+    case at::ScalarType::Float8_e4m3fn:
+      return KATTN_DTYPE_FP8_E4M3;
     default:
       C10_THROW_ERROR(ValueError, c10::str("kattn: ", name, " has dtype ", t.scalar_type(),
                                            ", not float32, float16, bfloat16 or float8_e4m3fn"));
@@ -101,8 +105,8 @@ void set_shapes(kattn_attention_args& a, const at::Tensor& q, const at::Tensor& 
 
 // The rest of a call's tensors, of the extents the shapes imply.
 void set_batch(kattn_attention_args& a, const at::Tensor& q, const at::Tensor& k_cache, const at::Tensor& v_cache,
-               const at::Tensor& cu_seqlens_q, const at::Tensor& seq_lens, const std::optional<at::Tensor>& alibi_slopes,
-               const std::optional<at::Tensor>& sinks) {
+               const at::Tensor& cu_seqlens_q, const at::Tensor& seq_lens,
+               const std::optional<at::Tensor>& alibi_slopes, const std::optional<at::Tensor>& sinks) {
   check_tensor(v_cache, q, "v_cache", 4);
   TORCH_CHECK_VALUE(k_cache.scalar_type() == v_cache.scalar_type(), "kattn: k_cache is ", k_cache.scalar_type(),
                     ", v_cache ", v_cache.scalar_type());
@@ -117,14 +121,14 @@ void set_batch(kattn_attention_args& a, const at::Tensor& q, const at::Tensor& k
   a.sinks = float_data(sinks, q, "sinks");
 }
 
-void set_scalars(kattn_attention_args& a, int64_t max_seqlen_q, int64_t max_seqlen_k, double softmax_scale,
-                 bool causal, int64_t window_left, double softcap, double k_descale, double v_descale) {
+void set_scalars(kattn_attention_args& a, int64_t max_seqlen_q, int64_t max_seqlen_k, double softmax_scale, bool causal,
+                 int64_t window_left, double softcap, double k_descale, double v_descale) {
   a.max_seqlen_q = to_int32(max_seqlen_q, "max_seqlen_q");
   a.max_seqlen_k = to_int32(max_seqlen_k, "max_seqlen_k");
   a.softmax_scale = softmax_scale;
   a.causal = causal ? 1 : 0;
-  TORCH_CHECK_VALUE(window_left >= -1 && window_left <= std::numeric_limits<int32_t>::max(), "kattn: window_left = ",
-                    window_left);
+  TORCH_CHECK_VALUE(window_left >= -1 && window_left <= std::numeric_limits<int32_t>::max(),
+                    "kattn: window_left = ", window_left);
   a.window_left = static_cast<int32_t>(window_left);
   a.softcap = static_cast<float>(softcap);
   a.k_descale = static_cast<float>(k_descale);
@@ -171,8 +175,7 @@ struct AttentionPlan : torch::CustomClassHolder {
 const int32_t* host_int32(const std::optional<at::Tensor>& t, int64_t size, const char* name) {
   if (!t.has_value()) return nullptr;
   TORCH_CHECK_VALUE(t->device().is_cpu(), "kattn: ", name, " must be a CPU tensor, is on ", t->device());
-  TORCH_CHECK_VALUE(t->scalar_type() == at::ScalarType::Int, "kattn: ", name, " must be int32, is ",
-                    t->scalar_type());
+  TORCH_CHECK_VALUE(t->scalar_type() == at::ScalarType::Int, "kattn: ", name, " must be int32, is ", t->scalar_type());
   check_sizes(*t, {size}, name);
   TORCH_CHECK_VALUE(t->is_contiguous(), "kattn: ", name, " must be contiguous");
   return t->data_ptr<int32_t>();
@@ -193,7 +196,8 @@ c10::intrusive_ptr<AttentionPlan> plan_attention(const at::Tensor& q, const at::
   set_scalars(a, max_seqlen_q, max_seqlen_k, softmax_scale, causal, window_left, softcap, k_descale, v_descale);
   TORCH_CHECK_VALUE(cu_seqlens_q_cpu.has_value() == seq_lens_cpu.has_value(),
                     "kattn: give both cu_seqlens_q_cpu and seq_lens_cpu, or neither");
-  kattn_batch_host batch{sizeof(kattn_batch_host), host_int32(cu_seqlens_q_cpu, int64_t(a.num_seqs) + 1, "cu_seqlens_q_cpu"),
+  kattn_batch_host batch{sizeof(kattn_batch_host),
+                         host_int32(cu_seqlens_q_cpu, int64_t(a.num_seqs) + 1, "cu_seqlens_q_cpu"),
                          host_int32(seq_lens_cpu, a.num_seqs, "seq_lens_cpu")};
   const c10::cuda::CUDAGuard device_guard(q.device());
   check_status(kattn_plan_create(&a, cu_seqlens_q_cpu.has_value() ? &batch : nullptr, &result->plan));

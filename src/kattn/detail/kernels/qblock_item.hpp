@@ -1,0 +1,65 @@
+// The work item of the Q-block kernels (paper 4.4–4.6): item -> (Q block, KV head, segment), the
+// rows of the Q block, and the tiles of keys its segment covers. Shared by the portable Q-block
+// kernel and its tensor-core form, so both split the work identically.
+#pragma once
+
+#include "kattn/detail/kernels/kernel_args.hpp"
+#include "kattn/detail/tiles/qblock_tile_ops.hpp"
+
+namespace kattn {
+
+struct QBlockItem {
+  QBlockRows rows;
+  int segment = 0;
+  int first_key = 0;   // keys any row sees start here
+  int end_key = 0;     // and end here
+  int tile_begin = 0;  // the segment's tiles of tile_size keys, [tile_begin, tile_end): tile t holds
+  int tile_end = 0;    // the keys from first_key + t · tile_size on
+};
+
+// cu_q_blocks: cumulative Q-block counts per sequence (QBlockOffsetsKernel, qblock_offsets.hpp).
+template <class Args, class Offsets>
+KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& cu_q_blocks, int item, int block_q,
+                                              int tile_size, int num_segments) {
+  const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
+  QBlockItem it;
+  it.segment = item % num_segments;
+  const int rest = item / num_segments;
+  const int q_block = rest / num_kv_heads;
+
+  const int seq = find_owner(cu_q_blocks, args.num_seqs, q_block);
+  const int query_start = args.cu_seqlens_q(seq);
+  const int query_len = args.cu_seqlens_q(seq + 1) - query_start;
+  const int seq_len = args.seq_lens(seq);
+  const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
+  QBlockRows& rows = it.rows;
+  rows.seq = seq;
+  rows.seq_len = seq_len;
+  rows.context_len = seq_len - query_len;
+  rows.first_token = query_start + first_local;
+  rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
+  rows.first_position = seq_len - query_len + first_local;
+  rows.queries_per_kv = args.queries_per_kv;
+  rows.kv_head = rest - q_block * num_kv_heads;
+
+  // Keys any row sees: from the first row's window start to the last row's end; segments split
+  // the tiles in between. The tiles start at the window start, not at a multiple of tile_size:
+  // keys before it are in no row's window, and their cache slots may hold anything (NaN too,
+  // which a weight of 0 does not cancel), so no tile reads them.
+  it.first_key = args.rules.first_key(rows.first_position);
+  it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
+  const int num_tiles = it.end_key > it.first_key ? (it.end_key - it.first_key + tile_size - 1) / tile_size : 0;
+  const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
+  it.tile_begin = it.segment * tiles_per_segment;
+  it.tile_end = it.tile_begin + tiles_per_segment < num_tiles ? it.tile_begin + tiles_per_segment : num_tiles;
+  return it;
+}
+
+// Work items of a Q-block launch: Q blocks × KV heads × segments (read on the device, so one
+// static-grid launch shape serves any batch).
+template <class Args, class Offsets>
+KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Offsets& cu_q_blocks, int num_segments) {
+  return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv.divisor) * num_segments;
+}
+
+}  // namespace kattn

@@ -1,0 +1,271 @@
+// The Q-block kernels on tensor cores with register-resident rows (paper 4.4–4.7, laid out like
+// FlashAttention-2): the work items of QBlockKernel (qblock_item), but a team of W ≤ 4 warps takes
+// a Q block of 16·W rows and each warp keeps its 16 rows' Q, output and softmax state in registers
+// (warp_fragments.hpp). The team shares one K tile and one V tile of kFragmentTileKeys keys in
+// scratch (34.8 KB at head 128, under Kokkos 4.6's 40,936-byte cap), pipelined as
+// FlashAttention-2 does: V(t) is copied while the warps compute Q·K(t)^T, K(t + 1) while they take
+// the softmax and P·V(t). Several such teams share an SM (2 at their ~240 registers), and they hide
+// each other's copies and barriers. The planner picks it (LaunchPlan::register_rows) for fp16/bf16
+// on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
+// QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
+// team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
+// that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own. Where the team
+// scratch takes them (DeepTiles: 87 KB at head 128, past Kokkos 4.6's cap by
+// core/team_scratch_cap.hpp), it double-buffers: Q, K(0) and V(0) copied at once, then K(t + 1)
+// and V(t + 1) a whole step ahead, one barrier a tile.
+#pragma once
+
+#include "kattn/detail/kernels/qblock_item.hpp"
+#include "kattn/detail/kernels/segment_reduce.hpp"
+#include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/tiles/team_stage.hpp"
+#include "kattn/detail/tiles/warp_fragments.hpp"
+#include "kattn/detail/tiles/warpgroup_mma.hpp"
+
+namespace kattn {
+
+// HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
+// any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
+// kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and two V tiles and the Q rows apart
+// (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
+template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false>
+struct QBlockMmaKernel {
+  static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
+  static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
+  using Policy = Kokkos::TeamPolicy<Space>;
+  using Member = typename Policy::member_type;
+  using Cache = typename Args::cache_type;
+  using Out = typename Args::out_type;
+  static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
+  using TileCopy = TeamTileCopy<Cache, kFragmentTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
+
+  Args args;
+  Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
+  SegmentPartials partials;  // Segmented only
+  int block_q;               // tokens per Q block: 16 · warps / queries_per_kv
+  int num_segments;
+  bool static_grid;
+  FastDivisor block_size;  // the cache's
+  bool aligned;            // cache and query rows allow 16-byte loads (lane_chunks_aligned)
+  bool tile_copy;          // TileCopy applies (HeadSize > 0 only)
+  bool rows_out;           // 16-bit output whose rows allow 16-byte stores: written through scratch
+
+  KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
+    return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
+  }
+  static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
+  static std::size_t scratch_bytes(int head_size) {
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles);
+  }
+
+  // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
+  // the last teams to start are the short ones, so the SMs finish together.
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
+    auto* tiles =
+        static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
+    const int items = qblock_num_items(args, cu_q_blocks, num_segments);
+    if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
+      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
+      return;
+    }
+    for (int item = team.league_rank(); item < items; item += team.league_size()) {
+      process(team, tiles, items - 1 - item);
+      team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
+
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
+    const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, kFragmentTileKeys, num_segments);
+    const QBlockRows& rows = it.rows;
+    const ScoreRules& rules = args.rules;
+    const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
+    const int lane = warp_lane(), warp = team.team_rank();
+    const int row0 = warp * kFragmentRows;
+    const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
+    // Buffers of a tile each: K, V (one each; Q rows through V), or K, K', V, V', Q (deep: tile t
+    // in the first of each pair when t - tile_begin is even).
+    const int tile_elements = kFragmentTileKeys * stride;
+    const auto k_buffer = [&](int tile) {
+      return tiles + (DeepTiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements;
+    };
+    const auto v_buffer = [&](int tile) {
+      return tiles + (DeepTiles ? 2 + ((tile - it.tile_begin) & 1) : 1) * tile_elements;
+    };
+    Cache* const q_rows = tiles + (DeepTiles ? 4 : 1) * tile_elements;
+
+    const std::int32_t* block_row = &args.block_table(rows.seq, 0);
+    const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
+    const TileCopy tile_lanes(args.k, args.v, rows.kv_head, warp, team.team_size(), lane);
+    const auto stage = [&](bool values, int tile, Cache* to) {
+      const int first = it.first_key + tile * kFragmentTileKeys;
+      const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      if constexpr (HeadSize > 0) {
+        if (tile_copy) {
+          const unsigned shared = unsigned(__cvta_generic_to_shared(to));
+          if constexpr (Warpgroup)
+            tile_lanes.copy_swizzled(shared, values, block_row, block_size, first, count);
+          else
+            tile_lanes.template copy<fragment_tile_stride(kMaxHead)>(shared, values, block_row, block_size, first,
+                                                                     count);
+          return team_stage_commit();
+        }
+      }
+#endif
+      team_stage_rows(team, values ? args.v : args.k, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
+                      to);
+      team_stage_commit();
+    };
+    // The block's Q rows (through the V buffer unless deep) beside the first K tile's copies (and
+    // the first V tile's, deep).
+    const Cache* q_base = args.q.data();
+    team_stage_rows_at(
+        team, [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; }, valid_rows,
+        kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
+    // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
+    const auto copies_done = [] {
+      team_stage_wait(0);
+      if constexpr (Warpgroup) warpgroup_tile_ready();
+    };
+    if (it.tile_begin < it.tile_end) {
+      stage(false, it.tile_begin, k_buffer(it.tile_begin));
+      if constexpr (DeepTiles) stage(true, it.tile_begin, v_buffer(it.tile_begin));
+    }
+    team_stage_commit();
+    copies_done();
+    team.team_barrier();
+    WarpRowFragments<kMaxHead> f;
+    warp_load_q<Cache>(f, q_rows + row0 * stride, stride, head_size);
+
+    // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four).
+    KATTN_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      f.state[h] = Segmented ? SoftmaxState{} : rules.initial_state(rows.head(row0 + fragment_row(lane, 2 * h)));
+      if (lane & 3) f.state[h].sum = 0.0f;
+    }
+    // The keys of the warp's rows, for skipping tiles that none of them sees (causal diagonals).
+    const int last_row = valid_rows - 1 < row0 + kFragmentRows - 1 ? valid_rows - 1 : row0 + kFragmentRows - 1;
+    const bool warp_has_rows = row0 <= last_row;
+    const int warp_key_begin = rules.first_key(rows.position(row0));
+    const int warp_key_end = warp_has_rows ? rules.end_key(rows.position(last_row), rows.seq_len, rows.seq) : 0;
+    // Keys every row of the warp sees, where a tile needs no mask (as wide as the last row's
+    // window start to the first row's end); and whether a logit is only the scaled dot product.
+    const int unmasked_begin = warp_has_rows ? rules.first_key(rows.position(last_row)) : 0;
+    const int unmasked_end = warp_has_rows ? rules.end_key(rows.position(row0), rows.seq_len, rows.seq) : 0;
+    const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
+    // The warpgroup computes a tile together where any of its rows sees a key of it (rows' keys
+    // grow with the row); a warp's rows that see none of it get weights 0 from the mask.
+    const int team_key_begin = rules.first_key(rows.position(0));
+    const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
+
+    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+      Cache* const k_tile = k_buffer(tile);
+      Cache* const v_tile = v_buffer(tile);
+      if (tile > it.tile_begin) copies_done();
+      // K(tile) is in (deep: and V(tile)); every warp is done with V(tile - 1) (or with its Q rows),
+      // deep: with K(tile - 1) and V(tile - 1), whose buffers take tile + 1 a whole step ahead.
+      team.team_barrier();
+      if constexpr (!DeepTiles) {
+        stage(true, tile, v_tile);
+      } else if (tile + 1 < it.tile_end) {
+        stage(false, tile + 1, k_buffer(tile + 1));
+        stage(true, tile + 1, v_buffer(tile + 1));
+      }
+      const int first = it.first_key + tile * kFragmentTileKeys;
+      const bool computes = Warpgroup
+                                ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
+                                : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
+      WarpScores s;
+      if (computes) {
+        if constexpr (Warpgroup)
+          warpgroup_scores<Cache>(f, k_tile, s);
+        else
+          warp_scores<Cache>(f, k_tile, stride, head_size, s);
+        // Scores stay dot products where the logit is the scaled one (the scale then folds into the
+        // softmax's FFMA); a tile past the keys every row sees masks them by position alone.
+        float score_scale = rules.scale;
+        if (!plain_logits || first < unmasked_begin || first + kFragmentTileKeys > unmasked_end) {
+          if (!plain_logits) score_scale = 1.0f;
+          KATTN_UNROLL
+          for (int h = 0; h < 2; ++h) {  // the lane's row h: the keys it sees, from its position
+            const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
+            const int key_begin = rules.first_key(position);
+            const int key_end = rows.valid(row) ? rules.end_key(position, rows.seq_len, rows.seq) : key_begin;
+            KATTN_UNROLL
+            for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
+              KATTN_UNROLL
+              for (int i = 2 * h; i < 2 * h + 2; ++i) {
+                const int key = first + 8 * j + fragment_column(lane, i);
+                if (key < key_begin || key >= key_end)
+                  s[j][i] = -compat::infinity();
+                else if (!plain_logits)
+                  s[j][i] = rules.logit(s[j][i], head, position, key, rows.context_len);
+              }
+            }
+          }
+        }
+        warp_softmax_step(f, s, score_scale);
+      }
+      if constexpr (!DeepTiles) {
+        copies_done();
+        team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
+        if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
+      }
+      if (computes) {
+        if constexpr (Warpgroup)
+          warpgroup_accumulate<Cache>(f, s, v_tile);
+        else
+          warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
+      }
+    }
+    warp_finish_sums(f);
+    store(team, f, it, tiles, stride, valid_rows - row0);
+  }
+
+  // The warp's rows out: normalised (or, segmented, the partial state as it is).
+  KOKKOS_INLINE_FUNCTION void store(const Member& team, const WarpRowFragments<kMaxHead>& f, const QBlockItem& it,
+                                    Cache* tiles, int stride, int warp_rows) const {
+    const QBlockRows& rows = it.rows;
+    const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
+    const int head_size = this->head_size();
+    if constexpr (!Segmented && sizeof(Out) == 2) {
+      if (rows_out) {  // through the warp's rows of the K tile, which no warp reads after the last step
+        Out* const out_rows = reinterpret_cast<Out*>(tiles) + row0 * stride;
+        const float row_scale[2] = {f.state[0].inverse_sum() * args.out_multiplier,
+                                    f.state[1].inverse_sum() * args.out_multiplier};
+        warp_write_rows(f, row_scale, out_rows, stride, head_size);
+        warp_store_rows(out_rows, stride, head_size, warp_rows < kFragmentRows ? warp_rows : kFragmentRows,
+                        [&](int r) { return &args.out(rows.token(row0 + r), rows.head(row0 + r), 0); });
+        return;
+      }
+    }
+    KATTN_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + fragment_row(lane, 2 * h);
+      if (!rows.valid(row)) continue;
+      const int token = rows.token(row), head = rows.head(row);
+      const float inverse_sum = f.state[h].inverse_sum();
+      KATTN_UNROLL
+      for (int n = 0; n < kMaxHead / 8; ++n) {
+        if (8 * n >= head_size) break;
+        KATTN_UNROLL
+        for (int i = 2 * h; i < 2 * h + 2; ++i) {
+          const int d = 8 * n + fragment_column(lane, i);
+          if (Segmented)
+            partials.out(it.segment, token, head, d) = f.o[n][i];
+          else
+            args.store_out(token, head, d, f.o[n][i] * inverse_sum);
+        }
+      }
+      if (Segmented && (lane & 3) == 0) {
+        partials.max(it.segment, token, head) = f.state[h].max;
+        partials.sum(it.segment, token, head) = f.state[h].sum;
+      }
+    }
+  }
+};
+
+}  // namespace kattn

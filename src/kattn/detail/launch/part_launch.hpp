@@ -1,0 +1,258 @@
+// The launches of one part of a call (PartLaunch), for every variant. None reads anything back
+// to the host, and all go through a launch target (launch_target.hpp): straight onto an execution
+// space (run), or into a graph (capture_run).
+#pragma once
+
+#include "kattn/batch/batch_metadata.hpp"
+#include "kattn/detail/kernels/baseline_kernel.hpp"
+#include "kattn/detail/kernels/qblock_kernel.hpp"
+#include "kattn/detail/kernels/qblock_mma_kernel.hpp"
+#include "kattn/detail/kernels/qblock_offsets.hpp"
+#include "kattn/detail/kernels/segment_reduce.hpp"
+#include "kattn/detail/kernels/split_kv_kernel.hpp"
+#include "kattn/detail/kernels/split_kv_mma_kernel.hpp"
+#include "kattn/detail/launch/launch_target.hpp"
+#include "kattn/tuning/launch_plan.hpp"
+#include "kattn/workspace.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+namespace kattn {
+
+// Row groups of a split-KV launch (plan.block_m query heads a team): teams per (token, KV head)
+// before partitions.
+inline int split_kv_row_groups(const Geometry& g, const LaunchPlan& plan) {
+  return (g.queries_per_kv() + plan.block_m - 1) / plan.block_m;
+}
+
+// One launch of a call: its plan, the sequences and tokens it covers, and where its arrays sit in
+// the workspace. Every launch of a call reserves its arrays before the call commits the buffer
+// once, so launches of one call never share bytes.
+struct PartLaunch {
+  LaunchPlan plan;
+  int first_seq = 0, end_seq = 0, first_token = 0, num_tokens = 0;  // sequences [first_seq, end_seq)
+  int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
+  std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
+  std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
+  bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
+
+  PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
+             int tokens, const Geometry& g, Workspace::Layout& layout)
+      : plan(part_plan),
+        first_seq(first),
+        end_seq(end),
+        first_token(tokens_before),
+        num_tokens(tokens),
+        one_query_a_seq(part_batch.max_query_len <= 1 && end - first == tokens && first == tokens_before) {
+    if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
+      cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
+      max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
+    }
+    // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
+    const std::size_t rows =
+        std::size_t(is_segmented(plan.variant) ? plan.num_segments : 0) * num_tokens * g.num_q_heads;
+    partials_out_at = layout.reserve(rows * g.head_size, sizeof(float));
+    partials_max_at = layout.reserve(rows, sizeof(float));
+    partials_sum_at = layout.reserve(rows, sizeof(float));
+    if (plan.variant == Variant::split_kv && plan.num_segments > 1)
+      counters_at = layout.reserve_counters(std::size_t(num_tokens) * g.num_kv_heads * split_kv_row_groups(g, plan));
+  }
+
+  SplitKvGrid split_kv_grid(const Geometry& g) const {
+    return {plan.tile_size, plan.num_segments, split_kv_row_groups(g, plan),
+            plan.block_m,   first_token,       one_query_a_seq};
+  }
+
+  SegmentPartials partials(char* base, const Geometry& g) const {
+    SegmentPartials p;
+    const int segments = plan.num_segments;
+    p.out_rows = decltype(p.out_rows)(reinterpret_cast<float*>(base + partials_out_at), segments, num_tokens,
+                                      g.num_q_heads, g.head_size);
+    p.max_rows =
+        decltype(p.max_rows)(reinterpret_cast<float*>(base + partials_max_at), segments, num_tokens, g.num_q_heads);
+    p.sum_rows =
+        decltype(p.sum_rows)(reinterpret_cast<float*>(base + partials_sum_at), segments, num_tokens, g.num_q_heads);
+    p.first_token = first_token;
+    return p;
+  }
+};
+
+// Whether every K and V row admits 16-byte lane loads (the kernels that stream them choose by it).
+template <class Args>
+bool kv_rows_aligned(const Args& args) {
+  return lane_chunks_aligned(args.k) && lane_chunks_aligned(args.v);
+}
+
+// Whether every row of a [tokens, heads, head_size] view (contiguous) admits 16-byte loads or stores.
+template <class View>
+bool token_rows_aligned(const View& rows, int head_size) {
+  return reinterpret_cast<std::uintptr_t>(rows.data()) % 16 == 0 &&
+         (head_size * sizeof(typename View::value_type)) % 16 == 0;
+}
+
+template <class Launches, class Args>
+void launch_segment_reduce(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                           const SegmentPartials& partials) {
+  using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
+  const LaunchPlan& plan = part.plan;
+  const bool static_grid = is_static_grid(plan.variant);
+  const int rows = part.num_tokens * g.num_q_heads;
+  TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, rows) : rows, plan.team_size,
+                    plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
+  launches("kattn::segment_reduce", policy,
+           Reduce{args, partials, plan.num_segments, part.first_token, part.num_tokens, static_grid});
+}
+
+// One launch: the partitions' partials are merged by the last team of each row group.
+template <class Launches, class Args>
+void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                     const Workspace::Buffers& buffers) {
+  const LaunchPlan& plan = part.plan;
+  const int row_groups = split_kv_row_groups(g, plan);
+  const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
+  if (items == 0) return;
+  if (items > std::numeric_limits<int>::max())
+    throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
+  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(buffers.base, g) : SegmentPartials{};
+  using Cache = typename Args::cache_type;
+  std::int32_t* counters = buffers.counters + part.counters_at;
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+    if (plan.register_rows) {
+      const bool aligned = kv_rows_aligned(args);
+      const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
+      const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
+                                             sizeof(Cache), kokkos_team_scratch_max());
+      if (stages == 0)
+        throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
+      TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
+      policy.set_scratch_size(
+          0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size, g.head_size,
+                                                        plan.num_segments, sizeof(Cache))));
+      const auto launch = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
+        using Kernel = SplitKvMmaKernel<ExecutionSpace, Args, decltype(head_size)::value>;
+        const bool block_tiles = decltype(head_size)::value > 0 &&
+                                 Kernel::BlockTiles::applies(args.k, args.v, g.head_size, g.block_size, aligned);
+        launches("kattn::split_kv", policy,
+                 Kernel{args, partials, counters, part.split_kv_grid(g), stages, FastDivisor(g.block_size), aligned,
+                        block_tiles});
+      };
+      if (g.head_size == 128)
+        launch(std::integral_constant<int, 128>{});
+      else
+        launch(std::integral_constant<int, 0>{});
+      return;
+    }
+  }
+  const std::optional<SplitKvShape> shape = split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size,
+                                                           plan.num_segments, sizeof(Cache), kokkos_team_scratch_max());
+  if (!shape)
+    throw NotSupported("split_kv variant: the plan's tiles do not fit in team scratch");  // the planner fits them
+  TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
+                                                                    plan.num_segments, sizeof(Cache))));
+  launches("kattn::split_kv", policy,
+           SplitKvKernel<ExecutionSpace, Args>{args, partials, counters, *shape, part.split_kv_grid(g),
+                                               plan.vector_length, kv_rows_aligned(args)});
+}
+
+template <class Launches, class Args>
+void launch_baseline(Launches& launches, const Args& args, const Geometry& g, const LaunchPlan& plan) {
+  if (g.num_tokens == 0) return;
+  TeamPolicy policy(launches.space, g.num_tokens * g.num_q_heads, plan.team_size, plan.vector_length);
+  policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, g.head_size)));
+  launches("kattn::baseline", policy, BaselineKernel<ExecutionSpace, Args>{args, plan.tile_size});
+}
+
+// The Q-block offsets of the part's sequences, then a grid for the most Q blocks its bounds allow
+// (teams past the real count, which they read from the offsets, return), then the segment merge.
+template <bool Segmented, class Launches, class Args>
+void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  const LaunchPlan& plan = part.plan;
+  const int block_q = plan.block_q(g.queries_per_kv());
+  const bool static_grid = is_static_grid(plan.variant);
+  const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
+      reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
+  launches("kattn::q_block_offsets", TeamPolicy(launches.space, 1, host_backend() ? 1 : 256),
+           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, cu_q_blocks, block_q, part.first_seq, part.end_seq});
+  const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
+  if (items == 0) return;
+
+  const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
+  const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
+    // A static grid past the most items the part's bounds allow would only start teams that return.
+    TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, items) : items, plan.team_size,
+                      plan.vector_length);
+    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
+  };
+  using Cache = typename Args::cache_type;
+  bool launched = false;
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+    if (plan.register_rows) {
+      const bool aligned = kv_rows_aligned(args) && token_rows_aligned(args.q, g.head_size);
+      const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
+      // Llama-class head 128 at compile time, others as they come; the warpgroup products where
+      // the plan chose them and their tile copy takes the cache (else the warps' products).
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep) {
+        using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value,
+                                       decltype(warpgroup)::value, decltype(deep)::value>;
+        const bool tile_copy =
+            decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
+        if (decltype(warpgroup)::value && !tile_copy) return false;
+        launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
+                      aligned, tile_copy, rows_out},
+               Kernel::scratch_bytes(g.head_size));
+        return true;
+      };
+      using Head128 = std::integral_constant<int, 128>;
+      if constexpr (warpgroup_mma_available()) {
+        // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
+        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        const bool deep =
+            plan.deep_tiles &&
+            register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <= team_scratch_limit();
+        if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
+          launched = deep ? launch_mma(Head128{}, std::true_type{}, std::true_type{})
+                          : launch_mma(Head128{}, std::true_type{}, std::false_type{});
+      }
+      if (!launched && g.head_size == 128) launched = launch_mma(Head128{}, std::false_type{}, std::false_type{});
+      if (!launched) launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{});
+    }
+  }
+  if (!launched)
+    launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
+                                                         plan.tile_size, plan.num_segments, static_grid,
+                                                         plan.tensor_cores},
+           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(Cache)));
+  if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
+}
+
+template <class Launches, class Args>
+void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                 const Workspace::Buffers& buffers) {
+  char* base = buffers.base;
+  switch (part.plan.variant) {
+    case Variant::baseline:
+      launch_baseline(launches, args, g, part.plan);
+      break;
+    case Variant::qblock:
+    case Variant::qblock_static:
+      launch_qblock<false>(launches, args, g, part, base);
+      break;
+    case Variant::segmented:
+    case Variant::segmented_static:
+      launch_qblock<true>(launches, args, g, part, base);
+      break;
+    case Variant::split_kv:
+      launch_split_kv(launches, args, g, part, buffers);
+      break;
+  }
+}
+
+}  // namespace kattn

@@ -1,0 +1,136 @@
+#include "kattn/harness/device_problem.hpp"
+
+namespace kattn {
+namespace detail {  // named, not anonymous: CUDA extended lambdas need an externally visible parent
+
+// Fills a contiguous device view from host values, converting each element.
+template <class DeviceView, class T>
+DeviceView upload(DeviceView device, const std::vector<T>& values) {
+  using Element = typename DeviceView::non_const_value_type;
+  auto host = Kokkos::create_mirror_view(device);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if constexpr (std::is_same<T, float>::value)
+      host.data()[i] = from_float<Element>(values[i]);
+    else
+      host.data()[i] = values[i];
+  }
+  Kokkos::deep_copy(device, host);
+  return device;
+}
+
+// Value i of a stream: a 64-bit mix (splitmix64) of (seed, i) mapped to [-1, 1).
+KOKKOS_INLINE_FUNCTION float hashed_value(std::uint64_t seed, std::uint64_t i) {
+  std::uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return float(z >> 40) * (2.0f / 16777216.0f) - 1.0f;
+}
+
+template <class DeviceView>
+DeviceView fill_hashed(DeviceView device, std::uint64_t seed) {
+  using Element = typename DeviceView::non_const_value_type;
+  Element* data = device.data();
+  Kokkos::parallel_for(
+      "kattn::fill_hashed", Kokkos::RangePolicy<ExecutionSpace, std::int64_t>(0, std::int64_t(device.span())),
+      KOKKOS_LAMBDA(std::int64_t i) { data[i] = from_float<Element>(hashed_value(seed, std::uint64_t(i))); });
+  return device;
+}
+
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> allocate_with_index(const HostProblem& p) {
+  const Geometry& g = p.geometry;
+  DeviceProblem<Q, Cache, Out> d;
+  d.params = p.params;
+  d.inputs.block_table = upload(Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace>(
+                                    "kattn::block_table", g.num_seqs, g.max_blocks_per_seq),
+                                p.block_table);
+  d.inputs.cu_seqlens_q =
+      upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::cu_seqlens_q", g.num_seqs + 1),
+             p.cu_seqlens_q);
+  d.inputs.seq_lens =
+      upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::seq_lens", g.num_seqs), p.seq_lens);
+  d.out = AttentionOutput<Out>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
+  using Floats = Kokkos::View<float*, Kokkos::LayoutRight, MemorySpace>;
+  if (!p.alibi_slopes.empty())
+    d.inputs.alibi_slopes = upload(Floats("kattn::alibi_slopes", g.num_q_heads), p.alibi_slopes);
+  if (!p.sinks.empty()) d.inputs.sinks = upload(Floats("kattn::sinks", g.num_q_heads), p.sinks);
+  if (!p.prefix_lens.empty())
+    d.inputs.prefix_lens = upload(
+        Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::prefix_lens", g.num_seqs), p.prefix_lens);
+  if (!p.qq_bias.empty())
+    d.inputs.qq_bias = upload(
+        Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>("kattn::qq_bias", p.qq_bias_size, p.qq_bias_size),
+        p.qq_bias);
+  return d;
+}
+
+template <class Storage>
+using Tokens = Kokkos::View<Storage***, Kokkos::LayoutRight, MemorySpace>;
+template <class Storage>
+using CacheView = Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace>;
+
+}  // namespace detail
+
+using namespace detail;
+
+BatchMetadata problem_batch_metadata(const HostProblem& p) {
+  using Index = Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>;
+  const Index cu_seqlens_q = detail::upload(Index("kattn::cu_seqlens_q", p.cu_seqlens_q.size()), p.cu_seqlens_q);
+  const Index seq_lens = detail::upload(Index("kattn::seq_lens", p.seq_lens.size()), p.seq_lens);
+  return call_batch_metadata(ExecutionSpace(), cu_seqlens_q, seq_lens, p.params, !p.prefix_lens.empty());
+}
+
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& p) {
+  const Geometry& g = p.geometry;
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(p);
+  d.inputs.q = upload(Tokens<Q>("kattn::q", g.num_tokens, g.num_q_heads, g.head_size), p.q);
+  d.inputs.k_cache =
+      upload(CacheView<Cache>("kattn::k_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.k_cache);
+  d.inputs.v_cache =
+      upload(CacheView<Cache>("kattn::v_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.v_cache);
+  return d;
+}
+
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed) {
+  const Geometry& g = layout.geometry;
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
+  const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+  d.inputs.q = fill_hashed(Tokens<Q>(no_init("kattn::q"), g.num_tokens, g.num_q_heads, g.head_size), seed);
+  d.inputs.k_cache = fill_hashed(
+      CacheView<Cache>(no_init("kattn::k_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 1);
+  d.inputs.v_cache = fill_hashed(
+      CacheView<Cache>(no_init("kattn::v_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 2);
+  return d;
+}
+
+template <class Q, class Cache, class Out>
+DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
+                                                std::uint64_t seed) {
+  const Geometry& g = layout.geometry;
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
+  d.inputs.q = fill_hashed(
+      Tokens<Q>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::q"), g.num_tokens, g.num_q_heads, g.head_size),
+      seed);
+  d.inputs.k_cache = caches.k_cache;
+  d.inputs.v_cache = caches.v_cache;
+  return d;
+}
+
+#define KATTN_INSTANTIATE(Q, Cache, Out)                                                                      \
+  template DeviceProblem<Q, Cache, Out> upload_problem<Q, Cache, Out>(const HostProblem&);                    \
+  template DeviceProblem<Q, Cache, Out> synthesize_problem<Q, Cache, Out>(const HostProblem&, std::uint64_t); \
+  template DeviceProblem<Q, Cache, Out> synthesize_queries<Q, Cache, Out>(                                    \
+      const HostProblem&, const AttentionInputs<Q, Cache>&, std::uint64_t);
+#define KATTN_INSTANTIATE_Q(Q)        \
+  KATTN_INSTANTIATE(Q, Q, Q)          \
+  KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t) \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, Q) \
+  KATTN_INSTANTIATE(Q, fp8_e4m3_t, fp8_e4m3_t)
+KATTN_INSTANTIATE_Q(float)
+KATTN_INSTANTIATE_Q(fp16_t)
+KATTN_INSTANTIATE_Q(bf16_t)
+
+}  // namespace kattn
