@@ -27,8 +27,8 @@ constexpr int kKeyRowQueries = 8;    // query rows per warp: the mma's 8 columns
 constexpr int kKeyRowTileKeys = 16;  // keys per K/V tile: one 16-key mma tile, so that several are in flight
 
 // Hopper's warpgroup products (tiles/warpgroup_mma.hpp).
-constexpr int kWarpgroupWarps = 4;       // warps of a warpgroup: the team of the warpgroup products
-constexpr int kWarpgroupHead = 128;      // the head size of the products (the P · V width)
+constexpr int kWarpgroupWarps = 4;         // warps of a warpgroup: the team of the warpgroup products
+constexpr int kWarpgroupHead = 128;        // the head size of the products (the P · V width)
 constexpr int kWarpgroupTileAlign = 1024;  // the 128-byte swizzle repeats every 8 rows
 
 }  // namespace kattn
