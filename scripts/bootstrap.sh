@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine for kattn: system packages, and a Kokkos 3.4.1
-# (OpenMP + Serial) built from Debian's trilinos source package into a cache outside
-# the repository. Prints the Kokkos prefix on its last line.
-#   KATTN_KOKKOS_ROOT=/path  use that Kokkos install instead of building one
+# Sets up a fresh Debian 12 machine for kattn: system packages, and Kokkos 3.4.1 (OpenMP +
+# Serial) with Kokkos Kernels 3.4.1, both built from Debian's trilinos source package into one
+# prefix in a cache outside the repository. Prints that prefix on its last line.
+#   KATTN_KOKKOS_ROOT=/path  use that prefix (Kokkos, and Kokkos Kernels for the host presets) instead of building them
 #   KATTN_CACHE=/path        where the Kokkos build is cached (default ~/.cache/kattn)
 set -euo pipefail
 
@@ -30,8 +30,9 @@ if [ -n "${KATTN_KOKKOS_ROOT:-}" ]; then
 fi
 
 cache="${KATTN_CACHE:-$HOME/.cache/kattn}"
-prefix="$cache/kokkos-3.4.1-openmp"
-if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
+prefix="$cache/kokkos-3.4.1-openmp"  # Kokkos and Kokkos Kernels, one prefix
+has_config() { [ -f "$prefix/lib/cmake/$1/$1Config.cmake" ] || [ -f "$prefix/lib64/cmake/$1/$1Config.cmake" ]; }
+if has_config Kokkos && has_config KokkosKernels; then
   echo "$prefix"
   exit 0
 fi
@@ -51,18 +52,34 @@ fi
 
 work="$cache/src"
 rm -rf "$work" && mkdir -p "$work"
-echo "bootstrap: fetching the trilinos source package for its Kokkos" >&2
+echo "bootstrap: fetching the trilinos source package for its Kokkos and Kokkos Kernels" >&2
 (cd "$work" && apt-get source --download-only -qq trilinos >&2)
 orig=$(ls "$work"/trilinos_*.orig.tar.* | head -n1)
-tar -xf "$orig" -C "$work" --wildcards '*/packages/kokkos/*'
-kokkos_src=$(find "$work" -maxdepth 3 -type d -path '*/packages/kokkos' | head -n1)
+tar -xf "$orig" -C "$work" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+sources=$(find "$work" -maxdepth 2 -type d -name packages | head -n1)
 
-echo "bootstrap: building Kokkos (OpenMP + Serial) into $prefix" >&2
-cmake -S "$kokkos_src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
-  -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+if ! has_config Kokkos; then
+  echo "bootstrap: building Kokkos (OpenMP + Serial) into $prefix" >&2
+  cmake -S "$sources/kokkos" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 \
+    -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_TESTS=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON >&2
+  cmake --build "$work/build" >&2
+  cmake --install "$work/build" >&2
+fi
+
+# Kokkos Kernels for its batched team products (header templates): no explicit instantiations,
+# no BLAS, no tests, so its library is a handful of objects.
+echo "bootstrap: building Kokkos Kernels into $prefix" >&2
+eti_off=()
+for t in DOUBLE FLOAT COMPLEX_DOUBLE COMPLEX_FLOAT ORDINAL_INT OFFSET_INT OFFSET_SIZE_T LAYOUTLEFT; do
+  eti_off+=("-DKokkosKernels_INST_$t=OFF")
+done
+cmake -S "$sources/kokkos-kernels" -B "$work/build-kernels" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_CXX_STANDARD=17 -DKokkos_ROOT="$prefix" "${eti_off[@]}" \
+  -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF \
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON >&2
-cmake --build "$work/build" >&2
-cmake --install "$work/build" >&2
+cmake --build "$work/build-kernels" >&2
+cmake --install "$work/build-kernels" >&2
 rm -rf "$work"
 echo "$prefix"

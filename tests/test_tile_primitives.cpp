@@ -4,11 +4,14 @@
 // (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
 // (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
 // (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
-// sm_90a builds only), and the block/slot division (FastDivisor, host).
+// sm_90a builds only), Kokkos Kernels' team products of the portable kernel (team_gemm.hpp, host
+// backends) and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
+#include "kattn/detail/shapes/scratch_layout.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
 #include "kattn/detail/tiles/team_arrival.hpp"
+#include "kattn/detail/tiles/team_gemm.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/vector_lanes.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
@@ -23,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 namespace kattn {
@@ -691,6 +695,85 @@ TEST(VectorLanes, SumAddsEachThreadsLanes) {
     const float lane_total = float(lanes * 100 * t + lanes * (lanes - 1) / 2);
     for (int l = 0; l < lanes; ++l) EXPECT_EQ(host(t, l), lane_total + float(lanes)) << "thread " << t << " lane " << l;
   }
+}
+
+// team_gemm.hpp: Kokkos Kernels' team products against the host's sums, on shapes that leave
+// remainders of every register block (rows, keys and head elements not multiples of 4 or 8).
+#if defined(KATTN_KOKKOS_KERNELS)
+struct TeamGemmProducts {
+  Kokkos::View<float*, MemorySpace> q, k, v, alpha, scores, acc;  // in: q, k, v, alpha, acc; out: scores, acc
+  int block_m, count, head_size;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+    FloatScratch sq(team.team_scratch(0), block_m * head_size), sk(team.team_scratch(0), count * head_size),
+        sv(team.team_scratch(0), count * head_size), ss(team.team_scratch(0), block_m * count),
+        sacc(team.team_scratch(0), block_m * head_size), salpha(team.team_scratch(0), block_m);
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) {
+      sq(i) = q(i);
+      sacc(i) = acc(i);
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, count * head_size), [&](int i) {
+      sk(i) = k(i);
+      sv(i) = v(i);
+    });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m), [&](int r) { salpha(r) = alpha(r); });
+    team.team_barrier();
+    team_gemm_scores(team, block_m, count, head_size, sq.data(), sk.data(), ss.data());
+    team.team_barrier();
+    // The scores as the weights: acc = alpha · acc + S · V.
+    team_gemm_accumulate(team, block_m, count, head_size, sacc.data(), salpha.data(), ss.data(), sv.data());
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * count), [&](int i) { scores(i) = ss(i); });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) { acc(i) = sacc(i); });
+  }
+};
+#endif
+
+TEST(TeamGemm, ScoresAndAccumulationMatchTheHost) {
+#if defined(KATTN_KOKKOS_KERNELS)
+  if (!team_gemm_available()) GTEST_SKIP() << "Kokkos Kernels' products serve host backends only";
+  const std::tuple<int, int, int> shapes[] = {{16, 32, 128}, {5, 7, 80}, {1, 1, 64}, {13, 64, 96}};
+  for (const auto& [block_m, count, head_size] : shapes) {
+    const auto fill = [](int n, float scale, int mod) {
+      std::vector<float> values(static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) values[std::size_t(i)] = scale * float(i % mod - mod / 2);
+      return values;
+    };
+    const std::vector<float> q = fill(block_m * head_size, 0.125f, 7), k = fill(count * head_size, 0.25f, 5),
+                             v = fill(count * head_size, 0.5f, 3), alpha = fill(block_m, 0.5f, 4),
+                             acc = fill(block_m * head_size, 1.0f, 6);
+    const auto upload = [](const std::vector<float>& values) {
+      Kokkos::View<float*, MemorySpace> view("values", values.size());
+      Kokkos::deep_copy(view, Kokkos::View<const float*, Kokkos::HostSpace>(values.data(), values.size()));
+      return view;
+    };
+    const TeamGemmProducts products{
+        upload(q),   upload(k), upload(v), upload(alpha), upload(fill(block_m * count, 0, 1)),
+        upload(acc), block_m,   count,     head_size};
+    TeamPolicy policy(1, Kokkos::AUTO);
+    const auto floats = [](int n) { return scratch_array_bytes(std::size_t(n), sizeof(float)); };
+    policy.set_scratch_size(0, Kokkos::PerTeam(2 * floats(block_m * head_size) + 2 * floats(count * head_size) +
+                                               floats(block_m * count) + floats(block_m)));
+    Kokkos::parallel_for(policy, products);
+    const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products.scores);
+    const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), products.acc);
+    for (int r = 0; r < block_m; ++r) {
+      for (int j = 0; j < count; ++j) {
+        double dot = 0;
+        for (int d = 0; d < head_size; ++d)
+          dot += double(q[std::size_t(r * head_size + d)]) * k[std::size_t(j * head_size + d)];
+        ASSERT_NEAR(scores(r * count + j), dot, 1e-4 * (1 + std::abs(dot))) << block_m << "x" << count << " r " << r;
+      }
+      for (int d = 0; d < head_size; ++d) {
+        double sum = double(alpha[std::size_t(r)]) * acc[std::size_t(r * head_size + d)];
+        for (int j = 0; j < count; ++j) sum += double(scores(r * count + j)) * v[std::size_t(j * head_size + d)];
+        ASSERT_NEAR(out(r * head_size + d), sum, 1e-4 * (1 + std::abs(sum))) << block_m << "x" << count << " d " << d;
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "built without Kokkos Kernels";
+#endif
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // (to fit tiles into what the backend offers).
 #pragma once
 
+#include "kattn/core/arch.hpp"
 #include "kattn/core/execution_space.hpp"
 #include "kattn/detail/shapes/tile_shapes.hpp"
 
@@ -28,8 +29,14 @@ KOKKOS_INLINE_FUNCTION std::size_t split_kv_merge_bytes(int rows, int num_partit
   return std::size_t(rows) * (2 * std::size_t(num_partitions) + 1) * sizeof(float);
 }
 
+// Bytes of a K/V tile element of the portable Q-block kernel for a cache of `element_bytes`:
+// fp32 where its products are Kokkos Kernels' (they take one scalar type), else the cache's own.
+inline std::size_t qblock_tile_element_bytes(std::size_t element_bytes) {
+  return team_gemm_available() ? sizeof(float) : element_bytes;
+}
+
 // Q-block kernels: q and acc [block_m × head] fp32, scores [block_m × tile] fp32, row max / sum /
-// alpha [block_m] fp32, K and V tiles [tile × head] in the storage type.
+// alpha [block_m] fp32, K and V tiles [tile × head] of `element_bytes` (qblock_tile_element_bytes).
 inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_size, std::size_t element_bytes) {
   return 2 * scratch_array_bytes(std::size_t(block_m) * head_size, sizeof(float)) +
          scratch_array_bytes(std::size_t(block_m) * tile_size, sizeof(float)) +

@@ -10,6 +10,8 @@
 #include "kattn/detail/tiles/paged_kv.hpp"
 #include "kattn/detail/tiles/score_rules.hpp"
 
+#include <type_traits>
+
 namespace kattn {
 
 // Where a Q block's rows sit: row r is token r / queries_per_kv of the block and query head
@@ -35,7 +37,8 @@ struct QBlockRows {
 };
 
 // Copies `count` keys (or values) starting at sequence position `first` into a [tile][head_size]
-// scratch tile. Consecutive lanes read consecutive elements of a row; the tile may span blocks.
+// scratch tile of the cache's type, or of fp32 (converted here, once per element). Consecutive
+// lanes read consecutive elements of a row; the tile may span blocks.
 template <class Member, class Storage, class TileView>
 KOKKOS_INLINE_FUNCTION void load_kv_tile(const Member& team, const PagedKvAccessor<Storage>& cache,
                                          const std::int32_t* block_row, int block_size, int kv_head, int first,
@@ -43,7 +46,12 @@ KOKKOS_INLINE_FUNCTION void load_kv_tile(const Member& team, const PagedKvAccess
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, count * head_size), [&](int i) {
     const int j = i / head_size;
     const int position = first + j;
-    tile(i) = cache.row(block_row[position / block_size], position % block_size, kv_head)[i - j * head_size];
+    const Storage value =
+        cache.row(block_row[position / block_size], position % block_size, kv_head)[i - j * head_size];
+    if constexpr (std::is_same<typename TileView::value_type, Storage>::value)
+      tile(i) = value;
+    else
+      tile(i) = to_float(value);
   });
 }
 

@@ -1,7 +1,8 @@
 // Tensor-core tile products of the Q-block kernels: CUDA mma.sync m16n8k16 (sm_80 and later) or
 // AMD MFMA 16x16x16 (tile_mfma.hpp) with fp16 or bf16 operands and fp32 accumulation, behind the
-// portable products of qblock_tile_ops.hpp: qblock_tile_scores and qblock_tile_accumulate pick
-// one per call. Layout: a Kokkos thread is one warp (vector_length 32; a 64-lane wavefront on
+// portable products of qblock_tile_ops.hpp (on host backends built with Kokkos Kernels, its
+// batched team products: team_gemm.hpp): qblock_tile_scores and qblock_tile_accumulate pick one
+// per call. Layout: a Kokkos thread is one warp (vector_length 32; a 64-lane wavefront on
 // AMD), so threadIdx.x is the lane and threadIdx.y the warp. Operands come from team scratch: fp32 rows (q, the softmax weights) are
 // rounded to the operand type as their fragments load; K and V tiles are already in it. Rows,
 // keys and head elements past the ends load as zeros, so any block_m, tile and head size work.
@@ -11,6 +12,7 @@
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/detail/tiles/qblock_tile_ops.hpp"
+#include "kattn/detail/tiles/team_gemm.hpp"
 #include "kattn/detail/tiles/tile_mfma.hpp"
 
 #include <cstdint>
@@ -165,6 +167,13 @@ KOKKOS_INLINE_FUNCTION void qblock_tile_scores(const Member& team, bool tensor_c
       return qblock_apply_rules(team, rows, block_m, first, count, rules, scores);
     }
   }
+#if defined(KATTN_KOKKOS_KERNELS)
+  if constexpr (team_gemm_available() && std::is_same<Cache, float>::value) {
+    team_gemm_scores(team, block_m, count, head_size, q.data(), k.data(), scores.data());
+    team.team_barrier();
+    return qblock_apply_rules(team, rows, block_m, first, count, rules, scores);
+  }
+#endif
   qblock_scores(team, rows, block_m, q, k, first, count, head_size, rules, scores);
 }
 
@@ -176,6 +185,11 @@ KOKKOS_INLINE_FUNCTION void qblock_tile_accumulate(const Member& team, bool tens
   if constexpr (tensor_core_operands<Q, Cache>()) {
     if (tensor_cores) return tile_accumulate_mma<Cache>(block_m, count, head_size, acc, row_alpha, weights, v);
   }
+#if defined(KATTN_KOKKOS_KERNELS)
+  if constexpr (team_gemm_available() && std::is_same<Cache, float>::value)
+    return team_gemm_accumulate(team, block_m, count, head_size, acc.data(), row_alpha.data(), weights.data(),
+                                v.data());
+#endif
   qblock_accumulate(team, block_m, count, head_size, acc, row_alpha, weights, v);
 }
 
