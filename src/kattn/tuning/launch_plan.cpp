@@ -155,16 +155,14 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {
     plan.tile_size = std::max(plan.tile_size, 1);
-    while (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, qblock_tile_element_bytes(element_bytes)) >
-               scratch_limit &&
-           plan.tile_size > 1)
-      plan.tile_size /= 2;
-    while (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, qblock_tile_element_bytes(element_bytes)) >
-               scratch_limit &&
-           plan.block_m > q_per_kv)
+    const std::size_t tile_element_bytes = qblock_tile_element_bytes(element_bytes);
+    const auto fits = [&] {
+      return qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, tile_element_bytes) <= scratch_limit;
+    };
+    while (!fits() && plan.tile_size > 1) plan.tile_size /= 2;
+    while (!fits() && plan.block_m > q_per_kv)
       plan.block_m = std::max(q_per_kv, (plan.block_m / 2) / q_per_kv * q_per_kv);
-    if (qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, qblock_tile_element_bytes(element_bytes)) >
-        scratch_limit)
+    if (!fits())
       throw NotSupported("head size " + std::to_string(g.head_size) + " with " + std::to_string(q_per_kv) +
                          " query heads per KV head does not fit in team scratch");
   }

@@ -21,10 +21,8 @@ template <class Space, class Args, bool Segmented>
 struct QBlockKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  // K/V tiles in the cache's type, or converted to fp32 as they are staged where the products are
-  // Kokkos Kernels' (qblock_tile_element_bytes).
-  using TileValue = std::conditional_t<team_gemm_available(), float, typename Args::cache_type>;
-  using TileScratch = Kokkos::View<TileValue*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using TileScratch = Kokkos::View<QBlockTileValue<typename Args::cache_type>*, typename Space::scratch_memory_space,
+                                   Kokkos::MemoryUnmanaged>;
 
   Args args;
   Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;

@@ -229,7 +229,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
                                                          plan.tile_size, plan.num_segments, static_grid,
                                                          plan.tensor_cores},
-           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, qblock_tile_element_bytes(sizeof(Cache))));
+           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(QBlockTileValue<Cache>)));
   if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
 }
 

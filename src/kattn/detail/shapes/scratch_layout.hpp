@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 namespace kattn {
 
@@ -29,8 +30,12 @@ KOKKOS_INLINE_FUNCTION std::size_t split_kv_merge_bytes(int rows, int num_partit
   return std::size_t(rows) * (2 * std::size_t(num_partitions) + 1) * sizeof(float);
 }
 
-// Bytes of a K/V tile element of the portable Q-block kernel for a cache of `element_bytes`:
-// fp32 where its products are Kokkos Kernels' (they take one scalar type), else the cache's own.
+// The K/V tile element of the portable Q-block kernel: fp32 where its products are Kokkos Kernels'
+// (they take one scalar type; the cache's type converts as it is staged), else the cache's own.
+template <class Cache>
+using QBlockTileValue = std::conditional_t<team_gemm_available(), float, Cache>;
+
+// Its bytes, for a cache of `element_bytes` (the planner knows the cache by its size only).
 inline std::size_t qblock_tile_element_bytes(std::size_t element_bytes) {
   return team_gemm_available() ? sizeof(float) : element_bytes;
 }
