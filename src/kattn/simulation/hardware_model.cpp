@@ -365,7 +365,7 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
       qpk <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     plan.register_rows = true;
     plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
-    plan.deep_tiles = plan.warpgroup_products && deep_tiles_pay(part);
+    plan.deep_tiles = plan.warpgroup_products;
     plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
     plan.tile_size = kFragmentTileKeys;
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;

@@ -47,7 +47,7 @@ struct LaunchPlan {
   bool tensor_cores = false;        // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   bool register_rows = false;       // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
   bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: a team of 4 warps, head 128
-  bool deep_tiles = false;          // ... double-buffered K/V tiles where the team scratch takes them (long items)
+  bool deep_tiles = false;          // ... double-buffered K/V tiles where the team scratch takes them
   // A batch whose decodes lead runs them apart, on a plan of their own (plan_call); false: the
   // whole batch in one launch of this plan. A table leaf decides it by measurement (kattn tune).
   bool split_decodes = true;
@@ -89,10 +89,6 @@ struct AttentionOptions {
 // tensor_core_operands: whether q and the cache types suit the tensor-core tile products.
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options);
-
-// Whether the warpgroup kernel's tiles are double-buffered for this batch (LaunchPlan::deep_tiles):
-// plan_launch and the hardware model ask it.
-bool deep_tiles_pay(const BatchMetadata& batch);
 
 // The tensor-core split-KV plan (register rows) fitted to `scratch_limit` bytes of team scratch:
 // at most a warp a 16-key tile, then fewer warps, then shorter partitions until every warp's ring

@@ -10,9 +10,10 @@
 // QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
 // team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
 // that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own. Where the team
-// scratch takes them (DeepTiles: 87 KB at head 128, past Kokkos 4.6's cap by
-// core/team_scratch_cap.hpp), it double-buffers: Q, K(0) and V(0) copied at once, then K(t + 1)
-// and V(t + 1) a whole step ahead, one barrier a tile.
+// scratch takes them (DeepTiles: 103 KB at head 128, past Kokkos 4.6's cap by
+// core/team_scratch_cap.hpp), Q stays in scratch for the products to read, K(t + 1) and V(t + 1)
+// are copied a whole step ahead (one barrier a tile), and the products run asynchronously beside
+// the softmax (FlashAttention-3's overlap within a warpgroup).
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
@@ -26,7 +27,7 @@ namespace kattn {
 
 // HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
-// kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and two V tiles and the Q rows apart
+// kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
 template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false>
 struct QBlockMmaKernel {
@@ -85,16 +86,16 @@ struct QBlockMmaKernel {
     const int lane = warp_lane(), warp = team.team_rank();
     const int row0 = warp * kFragmentRows;
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
-    // Buffers of a tile each: K, V (one each; Q rows through V), or K, K', V, V', Q (deep: tile t
-    // in the first of each pair when t - tile_begin is even).
+    // Buffers of a tile each: K, V (one each; Q rows through V), or two K, three V and Q (deep:
+    // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3).
     const int tile_elements = kFragmentTileKeys * stride;
     const auto k_buffer = [&](int tile) {
       return tiles + (DeepTiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements;
     };
     const auto v_buffer = [&](int tile) {
-      return tiles + (DeepTiles ? 2 + ((tile - it.tile_begin) & 1) : 1) * tile_elements;
+      return tiles + (DeepTiles ? 2 + (tile - it.tile_begin) % 3 : 1) * tile_elements;
     };
-    Cache* const q_rows = tiles + (DeepTiles ? 4 : 1) * tile_elements;
+    Cache* const q_rows = tiles + (DeepTiles ? 5 : 1) * tile_elements;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
@@ -119,26 +120,47 @@ struct QBlockMmaKernel {
                       to);
       team_stage_commit();
     };
-    // The block's Q rows (through the V buffer unless deep) beside the first K tile's copies (and
-    // the first V tile's, deep).
+    // K(tile) and V(tile) into their buffers (deep: tile_copy always applies).
+    const auto stage_pair = [&](int tile) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      if constexpr (DeepTiles) {
+        const int first = it.first_key + tile * kFragmentTileKeys;
+        const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
+        tile_lanes.copy_swizzled_pair(unsigned(__cvta_generic_to_shared(k_buffer(tile))),
+                                      unsigned(__cvta_generic_to_shared(v_buffer(tile))), block_row, block_size, first,
+                                      count);
+        return team_stage_commit();
+      }
+#endif
+      stage(false, tile, k_buffer(tile));
+      stage(true, tile, v_buffer(tile));
+    };
+    // The block's Q rows (deep: apart, in the products' layout; else through the V buffer) beside
+    // the first K tile's copies (and the first V tile's, deep).
     const Cache* q_base = args.q.data();
-    team_stage_rows_at(
-        team, [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; }, valid_rows,
-        kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
+    const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
+    if constexpr (DeepTiles)
+      warpgroup_stage_rows<Cache>(q_row, valid_rows, q_rows, warp, lane);
+    else
+      team_stage_rows_at(team, q_row, valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
     // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
     const auto copies_done = [] {
       team_stage_wait(0);
       if constexpr (Warpgroup) warpgroup_tile_ready();
     };
     if (it.tile_begin < it.tile_end) {
-      stage(false, it.tile_begin, k_buffer(it.tile_begin));
-      if constexpr (DeepTiles) stage(true, it.tile_begin, v_buffer(it.tile_begin));
+      if constexpr (DeepTiles)
+        stage_pair(it.tile_begin);
+      else
+        stage(false, it.tile_begin, k_buffer(it.tile_begin));
     }
     team_stage_commit();
-    copies_done();
-    team.team_barrier();
     WarpRowFragments<kMaxHead> f;
-    warp_load_q<Cache>(f, q_rows + row0 * stride, stride, head_size);
+    if constexpr (!DeepTiles) {
+      copies_done();
+      team.team_barrier();
+      warp_load_q<Cache>(f, q_rows + row0 * stride, stride, head_size);
+    }
 
     // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four).
     KATTN_UNROLL
@@ -160,65 +182,96 @@ struct QBlockMmaKernel {
     // grow with the row); a warp's rows that see none of it get weights 0 from the mask.
     const int team_key_begin = rules.first_key(rows.position(0));
     const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
-
-    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
-      Cache* const k_tile = k_buffer(tile);
-      Cache* const v_tile = v_buffer(tile);
-      if (tile > it.tile_begin) copies_done();
-      // K(tile) is in (deep: and V(tile)); every warp is done with V(tile - 1) (or with its Q rows),
-      // deep: with K(tile - 1) and V(tile - 1), whose buffers take tile + 1 a whole step ahead.
-      team.team_barrier();
-      if constexpr (!DeepTiles) {
-        stage(true, tile, v_tile);
-      } else if (tile + 1 < it.tile_end) {
-        stage(false, tile + 1, k_buffer(tile + 1));
-        stage(true, tile + 1, v_buffer(tile + 1));
-      }
-      const int first = it.first_key + tile * kFragmentTileKeys;
-      const bool computes = Warpgroup
-                                ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
-                                : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
-      WarpScores s;
-      if (computes) {
-        if constexpr (Warpgroup)
-          warpgroup_scores<Cache>(f, k_tile, s);
-        else
-          warp_scores<Cache>(f, k_tile, stride, head_size, s);
-        // Scores stay dot products where the logit is the scaled one (the scale then folds into the
-        // softmax's FFMA); a tile past the keys every row sees masks them by position alone.
-        float score_scale = rules.scale;
-        if (!plain_logits || first < unmasked_begin || first + kFragmentTileKeys > unmasked_end) {
-          if (!plain_logits) score_scale = 1.0f;
+    const auto computes = [&](int first) {
+      return Warpgroup ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
+                       : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
+    };
+    // Scores stay dot products where the logit is the scaled one (the scale then folds into the
+    // softmax's FFMA); a tile past the keys every row sees masks them by position alone. Gives the
+    // scale of the scores that come out.
+    const auto mask = [&](WarpScores& s, int first) {
+      if (plain_logits && first >= unmasked_begin && first + kFragmentTileKeys <= unmasked_end) return rules.scale;
+      KATTN_UNROLL
+      for (int h = 0; h < 2; ++h) {  // the lane's row h: the keys it sees, from its position
+        const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
+        const int key_begin = rules.first_key(position);
+        const int key_end = rows.valid(row) ? rules.end_key(position, rows.seq_len, rows.seq) : key_begin;
+        KATTN_UNROLL
+        for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
           KATTN_UNROLL
-          for (int h = 0; h < 2; ++h) {  // the lane's row h: the keys it sees, from its position
-            const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
-            const int key_begin = rules.first_key(position);
-            const int key_end = rows.valid(row) ? rules.end_key(position, rows.seq_len, rows.seq) : key_begin;
-            KATTN_UNROLL
-            for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
-              KATTN_UNROLL
-              for (int i = 2 * h; i < 2 * h + 2; ++i) {
-                const int key = first + 8 * j + fragment_column(lane, i);
-                if (key < key_begin || key >= key_end)
-                  s[j][i] = -compat::infinity();
-                else if (!plain_logits)
-                  s[j][i] = rules.logit(s[j][i], head, position, key, rows.context_len);
-              }
-            }
+          for (int i = 2 * h; i < 2 * h + 2; ++i) {
+            const int key = first + 8 * j + fragment_column(lane, i);
+            if (key < key_begin || key >= key_end)
+              s[j][i] = -compat::infinity();
+            else if (!plain_logits)
+              s[j][i] = rules.logit(s[j][i], head, position, key, rows.context_len);
           }
         }
-        warp_softmax_step(f, s, score_scale);
       }
-      if constexpr (!DeepTiles) {
+      return plain_logits ? rules.scale : 1.0f;
+    };
+
+    if constexpr (DeepTiles) {
+      // FlashAttention-3's overlap within the warpgroup: tile t's Q·K(t)ᵀ and tile t - 1's P·V go
+      // out together, the softmax of tile t runs while P·V(t - 1) is still on the tensor cores, and
+      // the accumulator is rescaled after it lands. K(t + 1) and V(t + 1) are copied a step ahead,
+      // into buffers no product in flight reads (V(t - 1) is read until step t's end: three V
+      // buffers). Every tile of the item is computed (a tile none of the rows sees masks to weights
+      // 0), so that issues and waits sit outside branches.
+      const auto next_tile = [&](int tile) {
+        copies_done();
+        team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
+        if (tile + 1 < it.tile_end) stage_pair(tile + 1);
+      };
+      if (it.tile_begin < it.tile_end) {
+        WarpgroupWeights p;
+        float alpha[2];
+        WarpScores s;
+        next_tile(it.tile_begin);
+        warpgroup_scores_issue<Cache>(q_rows, k_buffer(it.tile_begin), s);
+        warpgroup_wait<0>(s);
+        warp_softmax_weights(f, s, mask(s, it.first_key + it.tile_begin * kFragmentTileKeys), alpha);
+        warpgroup_weights<Cache>(s, p);  // the accumulator is still zeros: nothing to rescale
+        for (int tile = it.tile_begin + 1; tile < it.tile_end; ++tile) {
+          next_tile(tile);
+          warpgroup_scores_issue<Cache>(q_rows, k_buffer(tile), s);
+          warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
+          warpgroup_wait<1>(s);
+          warp_softmax_weights(f, s, mask(s, it.first_key + tile * kFragmentTileKeys), alpha);
+          warpgroup_wait<0>(f.o);
+          warp_rescale_output(f, alpha);
+          warpgroup_weights<Cache>(s, p);
+        }
+        warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
+        warpgroup_wait<0>(f.o);
+      }
+      team_stage_wait(0);  // the Q rows' copies, where the item had no tile
+    } else {
+      for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+        Cache* const k_tile = k_buffer(tile);
+        Cache* const v_tile = v_buffer(tile);
+        if (tile > it.tile_begin) copies_done();
+        team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
+        stage(true, tile, v_tile);
+        const int first = it.first_key + tile * kFragmentTileKeys;
+        const bool computes_tile = computes(first);
+        WarpScores s;
+        if (computes_tile) {
+          if constexpr (Warpgroup)
+            warpgroup_scores<Cache>(f, k_tile, s);
+          else
+            warp_scores<Cache>(f, k_tile, stride, head_size, s);
+          warp_softmax_step(f, s, mask(s, first));
+        }
         copies_done();
         team.team_barrier();  // V(tile) is in; every warp is done with K(tile)
         if (tile + 1 < it.tile_end) stage(false, tile + 1, k_tile);
-      }
-      if (computes) {
-        if constexpr (Warpgroup)
-          warpgroup_accumulate<Cache>(f, s, v_tile);
-        else
-          warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
+        if (computes_tile) {
+          if constexpr (Warpgroup)
+            warpgroup_accumulate<Cache>(f, s, v_tile);
+          else
+            warp_accumulate<Cache>(f, s, v_tile, stride, head_size);
+        }
       }
     }
     warp_finish_sums(f);

@@ -151,9 +151,10 @@ inline int split_kv_mma_stages(int warps, int partition_size, int block_size, in
 }
 
 // Register-row Q-block kernel (QBlockMmaKernel): one K and one V tile of kFragmentTileKeys keys,
-// or, double-buffered (`deep`), two of each and the Q rows (as many as a tile's keys), in buffers
-// of one tile each, `align`-aligned (the warpgroup products' swizzle needs more than 16 bytes).
-constexpr int kRegisterRowBuffers = 2, kRegisterRowDeepBuffers = 5;
+// or, double-buffered (`deep`), two K, three V (one read by a product in flight) and the Q rows
+// (as many as a tile's keys), in buffers of one tile each, `align`-aligned (the warpgroup
+// products' swizzle needs more than 16 bytes).
+constexpr int kRegisterRowBuffers = 2, kRegisterRowDeepBuffers = 6;
 inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align,
                                                bool deep = false) {
   const std::size_t buffers = deep ? kRegisterRowDeepBuffers : kRegisterRowBuffers;

@@ -199,16 +199,31 @@ struct TeamTileCopy {
       copy_rows<kRowTo, kHalfTo, 1>(to + unsigned(j * kRowTo + (chunk ^ (j % 8)) * 16), lane_from, block_ids,
                                     block_size, first, count, j);
   }
+
+  // K rows into the tile at `to` and the V rows of the same keys into the tile at `v_to`, as
+  // copy_swizzled does each: a row's block lookup and address serve both.
+  __device__ void copy_swizzled_pair(unsigned to, unsigned v_to, const std::int32_t* block_ids,
+                                     const FastDivisor& block_size, int first, int count) const {
+    constexpr int kRowTo = 128, kHalfTo = Rows * 128;
+    const int chunk = int(threadIdx.x % 8);
+    if (row_step % 8 == 0 && row_step * 4 == Rows)
+      return copy_rows<kRowTo, kHalfTo, 4, true>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16), k_lane,
+                                                 block_ids, block_size, first, count, row0, v_to - to);
+    for (int j = row0; j < Rows; j += row_step)
+      copy_rows<kRowTo, kHalfTo, 1, true>(to + unsigned(j * kRowTo + (chunk ^ (j % 8)) * 16), k_lane, block_ids,
+                                          block_size, first, count, j, v_to - to);
+  }
 #endif
 
  private:
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   // N of the thread's rows, j0, j0 + row_step, ..., row i to shared address to + i · row_step ·
   // RowTo, its 128-byte parts h at + h · PartTo: every block id is read before the first copy, so
-  // that their latencies overlap (a team of 4 warps: all 4 rows).
-  template <int RowTo, int PartTo, int N>
+  // that their latencies overlap (a team of 4 warps: all 4 rows). Pair: each row's V row too, to
+  // the same place + v_to bytes.
+  template <int RowTo, int PartTo, int N, bool Pair = false>
   __device__ void copy_rows(unsigned to, const char* lane_from, const std::int32_t* block_ids,
-                            const FastDivisor& block_size, int first, int count, int j0) const {
+                            const FastDivisor& block_size, int first, int count, int j0, unsigned v_to = 0) const {
     std::int32_t block[N];
     std::uint32_t slot[N];
 #pragma unroll
@@ -227,6 +242,8 @@ struct TeamTileCopy {
       const auto part = [&](auto h) {
         constexpr int kPart = decltype(h)::value;
         stage_detail::copy_16_at<kPart * PartTo, kPart * 128>(row_to, from, valid);
+        if constexpr (Pair)
+          stage_detail::copy_16_at<kPart * PartTo, kPart * 128>(row_to + v_to, from + v_minus_k, valid);
       };
       for_each_index(part, std::make_integer_sequence<int, kRowBytes / 128>{});
     }

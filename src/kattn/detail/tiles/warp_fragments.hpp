@@ -92,22 +92,32 @@ __device__ inline float quad_sum(float x) {
 // a score s stands for the logit s · score_scale (score_scale > 0: the softmax scale where s is a
 // raw dot product, 1 where s is already a logit), -inf where masked; row_of(i) is the row (0 or 1)
 // of element i of a score or output tile, and row_max reduces a row's max over the lanes that
-// share the row. Moves each row's running max (kept in logits), rescales the output (skipped when
-// no row's max moved: past the first tiles it rarely does) and turns s into the weights
-// exp(s · score_scale - max) = 2^(s · c - max · log2 e), c = score_scale · log2 e: one FFMA and the
-// hardware exp2 a score, the scale folded in (weights are at most 1, where exp2's error is far
-// below the fp16/bf16 rounding they get next). A masked score gives 2^-inf = 0.
-template <int ScoreTiles, int OutTiles, class RowOf, class RowMax>
-__device__ inline void lane_rows_softmax_step(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
-                                              float (&o)[OutTiles][4], const RowOf& row_of, const RowMax& row_max,
-                                              float score_scale = 1.0f) {
+// share the row. Moves each row's running max (kept in logits), gives in alpha the factor that
+// takes the output accumulated so far to the new max (lane_rows_rescale applies it), and turns s
+// into the weights exp(s · score_scale - max) = 2^(s · c - max · log2 e), c = score_scale · log2 e:
+// one FFMA and the hardware exp2 a score, the scale folded in (weights are at most 1, where exp2's
+// error is far below the fp16/bf16 rounding they get next). A masked score gives 2^-inf = 0.
+template <int ScoreTiles, class RowOf, class RowMax>
+__device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
+                                                 const RowOf& row_of, const RowMax& row_max, float score_scale,
+                                                 float (&alpha)[2]) {
   constexpr float kLog2e = 1.4426950408889634f;
-  float tile_max[2] = {-compat::infinity(), -compat::infinity()};
+  // Maxima and sums in kChains independent chains a row (score tile j in chain j % kChains), so
+  // that their latencies overlap instead of adding up over the tile.
+  constexpr int kChains = ScoreTiles < 4 ? ScoreTiles : 4;
+  float chain_max[2][kChains];
+#pragma unroll
+  for (int c = 0; c < kChains; ++c) chain_max[0][c] = chain_max[1][c] = -compat::infinity();
 #pragma unroll
   for (int j = 0; j < ScoreTiles; ++j)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) tile_max[row_of(i)] = fmaxf(tile_max[row_of(i)], s[j][i]);
-  float alpha[2], offset[2];
+    for (int i = 0; i < 4; ++i) chain_max[row_of(i)][j % kChains] = fmaxf(chain_max[row_of(i)][j % kChains], s[j][i]);
+  float tile_max[2] = {chain_max[0][0], chain_max[1][0]};
+#pragma unroll
+  for (int c = 1; c < kChains; ++c)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) tile_max[h] = fmaxf(tile_max[h], chain_max[h][c]);
+  float offset[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // SoftmaxState::rescale_to, with the hardware exp2
     const float new_max = fmaxf(state[h].max, row_max(tile_max[h]) * score_scale);
@@ -116,23 +126,42 @@ __device__ inline void lane_rows_softmax_step(SoftmaxState (&state)[2], float (&
     state[h].max = new_max;
     offset[h] = new_max == -compat::infinity() ? 0.0f : new_max * kLog2e;  // a row that saw only -inf
   }
+  const float c = score_scale * kLog2e;
+  float chain_sum[2][kChains] = {};
+#pragma unroll
+  for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      s[j][i] = exp2_approx(fmaf(s[j][i], c, -offset[row_of(i)]));
+      chain_sum[row_of(i)][j % kChains] += s[j][i];
+    }
+#pragma unroll
+  for (int ch = 0; ch < kChains; ++ch) {
+    state[0].sum += chain_sum[0][ch];
+    state[1].sum += chain_sum[1][ch];
+  }
+}
+
+// o *= alpha of its row (skipped when no row's max moved in the warp: past the first tiles it
+// rarely does).
+template <int OutTiles, class RowOf>
+__device__ inline void lane_rows_rescale(float (&o)[OutTiles][4], const float (&alpha)[2], const RowOf& row_of) {
   if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
 #pragma unroll
     for (int n = 0; n < OutTiles; ++n)
 #pragma unroll
       for (int i = 0; i < 4; ++i) o[n][i] *= alpha[row_of(i)];
   }
-  const float c = score_scale * kLog2e;
-  float tile_sum[2] = {0.0f, 0.0f};
-#pragma unroll
-  for (int j = 0; j < ScoreTiles; ++j)
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      s[j][i] = exp2_approx(fmaf(s[j][i], c, -offset[row_of(i)]));
-      tile_sum[row_of(i)] += s[j][i];
-    }
-  state[0].sum += tile_sum[0];
-  state[1].sum += tile_sum[1];
+}
+
+// Both: the softmax step of the output accumulated so far in o.
+template <int ScoreTiles, int OutTiles, class RowOf, class RowMax>
+__device__ inline void lane_rows_softmax_step(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
+                                              float (&o)[OutTiles][4], const RowOf& row_of, const RowMax& row_max,
+                                              float score_scale = 1.0f) {
+  float alpha[2];
+  lane_rows_softmax_weights(state, s, row_of, row_max, score_scale, alpha);
+  lane_rows_rescale(o, alpha, row_of);
 }
 
 }  // namespace fragment_detail
@@ -193,6 +222,30 @@ KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments<MaxHead>& f, Warp
       f.state, s, f.o, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale);
 #else
   (void)f, (void)s, (void)score_scale;
+#endif
+}
+
+// The same step in two parts, for a caller whose accumulator is still being written (an
+// asynchronous P · V in flight): warp_softmax_weights moves the maxima and sums and turns s into
+// the weights, giving each row's rescale factor; warp_rescale_output applies it to the accumulator
+// afterwards.
+template <int MaxHead>
+KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, WarpScores& s, float score_scale,
+                                                 float (&alpha)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  fragment_detail::lane_rows_softmax_weights(
+      f.state, s, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale,
+      alpha);
+#else
+  (void)f, (void)s, (void)score_scale, alpha[0] = alpha[1] = 1.0f;
+#endif
+}
+template <int MaxHead>
+KOKKOS_INLINE_FUNCTION void warp_rescale_output(WarpRowFragments<MaxHead>& f, const float (&alpha)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  fragment_detail::lane_rows_rescale(f.o, alpha, [](int i) { return i >> 1; });
+#else
+  (void)f, (void)alpha;
 #endif
 }
 

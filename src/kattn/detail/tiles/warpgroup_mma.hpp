@@ -22,6 +22,7 @@
 // the path and the bodies are empty.
 #pragma once
 
+#include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 
 #include <cstdint>
@@ -56,7 +57,8 @@ namespace warpgroup_detail {
 // A shared-memory matrix descriptor of the 128-byte swizzle (bits 62–63: 1): start address, leading
 // (LBO) and stride (SBO) byte offsets, each encoded >> 4 in bits 0–13, 16–29 and 32–45. SBO: from
 // one 8 rows of the tile to the next (1024 bytes); LBO: K-major, unused (1); N-major, from one 64
-// head elements to the next.
+// head elements to the next. Shared addresses stay below 2^18 bytes, so the descriptor of address
+// + b (b a multiple of 16) is this one + b / 16: the products' loops add their offsets so.
 __device__ inline std::uint64_t descriptor(unsigned address, unsigned leading) {
   return std::uint64_t((address & 0x3FFFF) >> 4) | (std::uint64_t(leading >> 4) << 16) |
          (std::uint64_t(8 * kWarpgroupRowBytes >> 4) << 32) | (std::uint64_t(1) << 62);
@@ -91,6 +93,22 @@ __device__ inline void scores_64x64x16(WarpScores& s, const std::uint32_t (&a)[4
     KATTN_WG_SCORES("f16");
 }
 
+// s (+)= A · B, m64n64k16, A too from shared memory (descriptor a, K-major: 64 rows' 16-element
+// slice in the layout above).
+#define KATTN_WG_SCORES_SHARED(TYPE)                                                                                 \
+  asm volatile(                                                                                                      \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                                   \
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " KATTN_WG_R32 ", %32, %33, p, 1, 1, 0, 0;\n}\n" \
+      : KATTN_WG_D32(s, 0)                                                                                           \
+      : "l"(a), "l"(b), "r"(int(accumulate)))
+template <class T>
+__device__ inline void scores_64x64x16(WarpScores& s, std::uint64_t a, std::uint64_t b, bool accumulate) {
+  if constexpr (std::is_same_v<T, bf16_t>)
+    KATTN_WG_SCORES_SHARED("bf16");
+  else
+    KATTN_WG_SCORES_SHARED("f16");
+}
+
 // o += a · B, m64n128k16: 16 keys' V rows of 128 elements at descriptor b (N-major).
 #define KATTN_WG_VALUES(TYPE)                                                                \
   asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " KATTN_WG_R64 \
@@ -107,6 +125,7 @@ __device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const
 }
 
 #undef KATTN_WG_VALUES
+#undef KATTN_WG_SCORES_SHARED
 #undef KATTN_WG_SCORES
 #undef KATTN_WG_R64
 #undef KATTN_WG_R32
@@ -116,9 +135,24 @@ __device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const
 // Orders this thread's register accesses before the products that follow (wgmma.fence), and
 // waits for every product it issued.
 __device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ inline void wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
 __device__ inline void commit_and_wait() {
-  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  commit();
+  wait<0>();
+}
+
+// Keeps the compiler from moving accesses of registers that a product in flight writes across
+// this point (CUTLASS's warpgroup_fence_operand).
+template <int Tiles>
+__device__ inline void fence_operands(float (&x)[Tiles][4]) {
+#pragma unroll
+  for (int j = 0; j < Tiles; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) asm volatile("" : "+f"(x[j][i])::"memory");
 }
 
 }  // namespace warpgroup_detail
@@ -131,15 +165,50 @@ KOKKOS_INLINE_FUNCTION void warpgroup_scores(const WarpRowFragments<kWarpgroupHe
                                              WarpScores& s) {
   static_assert(kFragmentTileKeys == 64, "one m64n64 product a 16-element slice");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  const unsigned tile = unsigned(__cvta_generic_to_shared(k_tile));
+  const std::uint64_t k = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(k_tile)), 16);
   warpgroup_detail::fence();
 #pragma unroll
   for (int kk = 0; kk < kWarpgroupHead / 16; ++kk)  // head elements 16kk..: 32 bytes into a row of 64
-    warpgroup_detail::scores_64x64x16<T>(
-        s, f.q[kk], warpgroup_detail::descriptor(tile + kk / 4 * kWarpgroupAtomBytes + kk % 4 * 32, 16), kk > 0);
+    warpgroup_detail::scores_64x64x16<T>(s, f.q[kk], k + (kk / 4 * kWarpgroupAtomBytes + kk % 4 * 32) / 16, kk > 0);
   warpgroup_detail::commit_and_wait();
 #else
   (void)f, (void)k_tile, (void)s;
+#endif
+}
+
+// The weights of warp_softmax_step rounded to T: the A operands of P · V, one per 16 keys (the
+// accumulator layout of two 8-key score tiles is the A operand layout of their 16 keys).
+using WarpgroupWeights = std::uint32_t[kFragmentTileKeys / 16][4];
+template <class T>
+KOKKOS_INLINE_FUNCTION void warpgroup_weights(const WarpScores& p, WarpgroupWeights& a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk) {
+    a[kk][0] = mma_detail::round_pair<T>(p[2 * kk][0], p[2 * kk][1]);
+    a[kk][1] = mma_detail::round_pair<T>(p[2 * kk][2], p[2 * kk][3]);
+    a[kk][2] = mma_detail::round_pair<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]);
+    a[kk][3] = mma_detail::round_pair<T>(p[2 * kk + 1][2], p[2 * kk + 1][3]);
+  }
+#else
+  (void)p, (void)a;
+#endif
+}
+
+// Issues o += P · V (weights a, v_tile as k_tile above) as one group of products and returns with
+// it in flight.
+template <class T>
+KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4], const WarpgroupWeights& a,
+                                                       const T* v_tile) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const std::uint64_t v = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(v_tile)), kWarpgroupAtomBytes);
+  warpgroup_detail::fence_operands(o);
+  warpgroup_detail::fence();
+#pragma unroll
+  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk)  // keys 16kk..: rows 16kk..
+    warpgroup_detail::values_64x128x16<T>(o, a[kk], v + 16 * kk * kWarpgroupRowBytes / 16);
+  warpgroup_detail::commit();
+#else
+  (void)o, (void)a, (void)v_tile;
 #endif
 }
 
@@ -148,23 +217,71 @@ template <class T>
 KOKKOS_INLINE_FUNCTION void warpgroup_accumulate(WarpRowFragments<kWarpgroupHead>& f, const WarpScores& p,
                                                  const T* v_tile) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  const unsigned tile = unsigned(__cvta_generic_to_shared(v_tile));
-  std::uint32_t a[kFragmentTileKeys / 16][4];
-#pragma unroll
-  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk) {  // two key tiles' accumulators: the A operand of their 16 keys
-    a[kk][0] = mma_detail::round_pair<T>(p[2 * kk][0], p[2 * kk][1]);
-    a[kk][1] = mma_detail::round_pair<T>(p[2 * kk][2], p[2 * kk][3]);
-    a[kk][2] = mma_detail::round_pair<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]);
-    a[kk][3] = mma_detail::round_pair<T>(p[2 * kk + 1][2], p[2 * kk + 1][3]);
-  }
-  warpgroup_detail::fence();
-#pragma unroll
-  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk)  // keys 16kk..: rows 16kk..
-    warpgroup_detail::values_64x128x16<T>(
-        f.o, a[kk], warpgroup_detail::descriptor(tile + 16 * kk * kWarpgroupRowBytes, kWarpgroupAtomBytes));
-  warpgroup_detail::commit_and_wait();
+  WarpgroupWeights a;
+  warpgroup_weights<T>(p, a);
+  warpgroup_accumulate_issue<T>(f.o, a, v_tile);
+  warpgroup_detail::wait<0>();
+  warpgroup_detail::fence_operands(f.o);
 #else
   (void)f, (void)p, (void)v_tile;
+#endif
+}
+
+// Issues s = Q · Kᵀ for the warpgroup's 64 rows of Q in scratch (q_tile, in the layout above,
+// warpgroup_stage_rows) against k_tile as one group of products and returns with it in flight.
+template <class T>
+KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_tile, WarpScores& s) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  const std::uint64_t q = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(q_tile)), 16);
+  const std::uint64_t k = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(k_tile)), 16);
+  warpgroup_detail::fence_operands(s);
+  warpgroup_detail::fence();
+#pragma unroll
+  for (int kk = 0; kk < kWarpgroupHead / 16; ++kk) {
+    const int at = (kk / 4 * kWarpgroupAtomBytes + kk % 4 * 32) / 16;
+    warpgroup_detail::scores_64x64x16<T>(s, q + at, k + at, kk > 0);
+  }
+  warpgroup_detail::commit();
+#else
+  (void)q_tile, (void)k_tile, (void)s;
+#endif
+}
+
+// Returns when at most Pending of this thread's groups of products are in flight (they complete in
+// order); `held` are the score or output registers of the completed ones, which the caller reads
+// or writes next. Contract of the asynchronous forms (FlashAttention-3's overlap of the softmax
+// with the products): until the wait that completes a group, its score or output registers and the
+// weights it reads are not touched, nor its tiles rewritten; all 128 threads issue and wait
+// together, outside branches the compiler cannot prove uniform (else ptxas serializes the products:
+// its C7514 and C7518 notes).
+template <int Pending, class... Held>
+KOKKOS_INLINE_FUNCTION void warpgroup_wait(Held&... held) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  warpgroup_detail::wait<Pending>();
+  (warpgroup_detail::fence_operands(held), ...);
+#else
+  ((void)held, ...);
+#endif
+}
+
+// Stages the warpgroup's 64 rows of kWarpgroupHead 2-byte elements into `tile` (1024-byte aligned)
+// in the layout above, asynchronously (team_stage_commit and team_stage_wait close and wait for
+// them, warpgroup_tile_ready then publishes them to the tensor cores): row r < count from
+// row_at(r), 16-byte aligned, rows from count on zeros (row_at gives any readable address). The lanes take the rows as TeamTileCopy does (8 lanes a row, a warp 4 rows an
+// instruction), so every copy writes each bank once. All 128 threads call (warp 0–3, lane).
+template <class T, class RowAt>
+KOKKOS_INLINE_FUNCTION void warpgroup_stage_rows(const RowAt& row_at, int count, T* tile, int warp, int lane) {
+  static_assert(sizeof(T) == 2, "2-byte elements");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  char* const bytes = reinterpret_cast<char*>(tile);
+  for (int r = lane / 8 + 4 * warp; r < kFragmentTileKeys; r += 4 * kWarpgroupWarps) {
+    const T* from = row_at(r);
+#pragma unroll
+    for (int d = 8 * (lane % 8); d < kWarpgroupHead; d += 64)
+      stage_detail::copy_chunk_async<16>(bytes + warpgroup_tile_offset(r, d), from + d, r < count);
+  }
+#else
+  (void)row_at, (void)count, (void)tile, (void)warp, (void)lane;
 #endif
 }
 
