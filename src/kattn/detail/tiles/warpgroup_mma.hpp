@@ -16,10 +16,12 @@
 //
 // Contract: all 128 threads of the warpgroup call together (warps 0–3 of the team, uniform control
 // flow); a tile's writes are complete and visible to the tensor cores' reads before the call
-// (warpgroup_tile_ready() after each writing thread's copies, then a team barrier); the call
-// returns with the product complete. Needs an sm_90a build (KATTN_WARPGROUP_MMA, set by the h100
-// preset's KATTN_CUDA_ARCH); elsewhere warpgroup_mma_available() is false, the planner never picks
-// the path and the bodies are empty.
+// (warpgroup_tile_ready() after each writing thread's copies, then a team barrier);
+// warpgroup_scores and warpgroup_accumulate return with the product complete, the asynchronous
+// forms (…_issue, then warpgroup_wait) with it in flight. Q comes from the warps' registers
+// (warp_load_q) or, for the asynchronous scores, from scratch in the tiles' layout. Needs an sm_90a
+// build (KATTN_WARPGROUP_MMA, set by the h100 preset's KATTN_CUDA_ARCH); elsewhere
+// warpgroup_mma_available() is false, the planner never picks the path and the bodies are empty.
 #pragma once
 
 #include "kattn/detail/tiles/team_stage.hpp"
