@@ -179,7 +179,8 @@ struct QBlockMmaKernel {
     const int unmasked_end = warp_has_rows ? rules.end_key(rows.position(row0), rows.seq_len, rows.seq) : 0;
     const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
     // The warpgroup computes a tile together where any of its rows sees a key of it (rows' keys
-    // grow with the row); a warp's rows that see none of it get weights 0 from the mask.
+    // grow with the row; the double-buffered loop computes every tile of the item); a warp's rows
+    // that see none of it get weights 0 from the mask.
     const int team_key_begin = rules.first_key(rows.position(0));
     const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
     const auto computes = [&](int first) {
@@ -246,6 +247,9 @@ struct QBlockMmaKernel {
         warpgroup_wait<0>(f.o);
       }
       team_stage_wait(0);  // the Q rows' copies, where the item had no tile
+      // A warp's wait covers its own share of a product, not the other warps': every warp's last
+      // Q·Kᵀ has read K buffer 0 before store() writes the output rows through it.
+      team.team_barrier();
     } else {
       for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
         Cache* const k_tile = k_buffer(tile);
@@ -285,7 +289,7 @@ struct QBlockMmaKernel {
     const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
     const int head_size = this->head_size();
     if constexpr (!Segmented && sizeof(Out) == 2) {
-      if (rows_out) {  // through the warp's rows of the K tile, which no warp reads after the last step
+      if (rows_out) {  // through the warp's rows of the (first) K tile, which every warp is done reading
         Out* const out_rows = reinterpret_cast<Out*>(tiles) + row0 * stride;
         const float row_scale[2] = {f.state[0].inverse_sum() * args.out_multiplier,
                                     f.state[1].inverse_sum() * args.out_multiplier};

@@ -134,8 +134,9 @@ __device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const
 #undef KATTN_WG_D32
 #undef KATTN_WG_D4
 
-// Orders this thread's register accesses before the products that follow (wgmma.fence), and
-// waits for every product it issued.
+// fence: orders this thread's register accesses before the products that follow (wgmma.fence);
+// commit: closes the group of products issued since the last; wait<N>: returns when at most N of
+// this thread's groups are in flight.
 __device__ inline void fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ inline void commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
 template <int Pending>
@@ -269,8 +270,9 @@ KOKKOS_INLINE_FUNCTION void warpgroup_wait(Held&... held) {
 // Stages the warpgroup's 64 rows of kWarpgroupHead 2-byte elements into `tile` (1024-byte aligned)
 // in the layout above, asynchronously (team_stage_commit and team_stage_wait close and wait for
 // them, warpgroup_tile_ready then publishes them to the tensor cores): row r < count from
-// row_at(r), 16-byte aligned, rows from count on zeros (row_at gives any readable address). The lanes take the rows as TeamTileCopy does (8 lanes a row, a warp 4 rows an
-// instruction), so every copy writes each bank once. All 128 threads call (warp 0–3, lane).
+// row_at(r), 16-byte aligned, rows from count on zeros (row_at gives any readable address). The
+// lanes take the rows as TeamTileCopy does (8 lanes a row, a warp 4 rows an instruction), so every
+// copy writes each bank once. All 128 threads call (warp 0–3, lane).
 template <class T, class RowAt>
 KOKKOS_INLINE_FUNCTION void warpgroup_stage_rows(const RowAt& row_at, int count, T* tile, int warp, int lane) {
   static_assert(sizeof(T) == 2, "2-byte elements");
