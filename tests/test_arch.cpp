@@ -47,11 +47,9 @@ TEST(ArchTable, TheBuildsCapabilitiesComeFromItsRow) {
     EXPECT_FALSE(tensor_cores_available());
     EXPECT_FALSE(register_rows_available());
     EXPECT_FALSE(warpgroup_mma_available());
-    EXPECT_FALSE(bulk_tile_copy_available());
   }
   EXPECT_EQ(register_rows_available(), tensor_cores_available() && row.mma_sync && row.async_copy);
   if (warpgroup_mma_available()) EXPECT_TRUE(row.warpgroup_mma);
-  if (bulk_tile_copy_available()) EXPECT_TRUE(row.bulk_copy && warpgroup_mma_available());
   // The shipped tables are the CPU's and the H100's; other rows plan from the untuned defaults.
   if (row.arch == Arch::cpu || row.arch == Arch::h100) EXPECT_NE(TuningTable::builtin(build_arch()), nullptr);
 }

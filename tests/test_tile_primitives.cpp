@@ -4,16 +4,14 @@
 // (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
 // (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
 // (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
-// sm_90a builds only) and its bulk tile copies (team_bulk_copy.hpp, the same), Kokkos Kernels' team products of the portable kernel (team_gemm.hpp, host
+// sm_90a builds only), Kokkos Kernels' team products of the portable kernel (team_gemm.hpp, host
 // backends) and the block/slot division (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
-#include "kattn/detail/launch/cache_tile_maps.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
 #include "kattn/detail/tiles/team_arrival.hpp"
-#include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_gemm.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/vector_lanes.hpp"
@@ -29,7 +27,6 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -723,86 +720,6 @@ TEST(WarpgroupRows, OverlappedProductsMatchTheHost) {
   if (!warpgroup_mma_available()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<fp16_t>>(4e-3);
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<bf16_t>>(3e-2);
-}
-
-// The bulk tile copies as the double-buffered prefill kernel runs them: the maps published by one
-// kernel, then a warpgroup copies a sequence's whole 64-key K and V tiles, stage after stage through
-// the same two barriers (their phases turning), each tile read back through the products' layout.
-struct PublishTileMaps {
-  CacheTileMaps maps;
-  CacheTileMaps* to;
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    publish_cache_tile_maps(team, maps, to);
-  }
-};
-
-struct BulkTileCopies {
-  static constexpr unsigned kTileBytes = TeamBulkTileCopy::kTileBytes;
-  static constexpr std::size_t kScratchBytes = 2 * kTileBytes + 16 + kWarpgroupTileAlign;
-  Kokkos::View<CacheTileMaps*, MemorySpace> maps;
-  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> block_ids;
-  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> k_out, v_out;  // [stage][key][head element]
-  FastDivisor block_size;
-  int box_rows, stages;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-#if defined(__CUDA_ARCH__)
-    auto* k_tile = static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(2 * kTileBytes + 16, 1024));
-    const fp16_t* v_tile = k_tile + kTileBytes / 2;
-    const unsigned k_to = unsigned(__cvta_generic_to_shared(k_tile)), v_to = k_to + kTileBytes;
-    const TileBarriers barriers{v_to + kTileBytes};
-    const int warp = team.team_rank(), lane = warp_lane();
-    barriers.init(maps.data(), warp, lane);
-    team.team_barrier();
-    const TeamBulkTileCopy copy{maps.data(), box_rows, kKvHead};
-    for (int stage = 0; stage < stages; ++stage) {
-      copy.copy_pair(k_to, v_to, barriers, stage, block_ids.data(), block_size, stage * kFragmentTileKeys, warp,
-                     team.team_size(), lane);
-      barriers.wait(stage);
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kFragmentTileKeys * kWarpgroupHead), [&](int i) {
-        const int key = i / kWarpgroupHead, d = i % kWarpgroupHead, at = warpgroup_tile_offset(key, d) / 2;
-        k_out(stage, key, d) = to_float(k_tile[at]);
-        v_out(stage, key, d) = to_float(v_tile[at]);
-      });
-      team.team_barrier();  // every thread has read the tiles before the next stage's copies
-    }
-#else
-    (void)team;
-#endif
-  }
-};
-
-TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
-  if (!bulk_tile_copy_available()) GTEST_SKIP() << "the bulk copies need an sm_90a build";
-  for (const int block : {16, 32, 64, 128}) {
-    const PagedCache<fp16_t> paged(kWarpgroupHead, block);
-    Geometry g;
-    g.num_kv_heads = kKvHeads, g.head_size = kWarpgroupHead, g.num_blocks = kNumBlocks, g.block_size = block;
-    const std::optional<CacheTileMaps> maps = encode_cache_tile_maps(paged.accessor(), paged.shifted_values(), g);
-    ASSERT_TRUE(maps) << "block size " << block;
-    const int stages = std::min(4, kNumBlocks * block / kFragmentTileKeys);
-    using Rows = decltype(BulkTileCopies::k_out);
-    const BulkTileCopies copies{decltype(BulkTileCopies::maps)("maps", 1),
-                                paged.block_ids,
-                                Rows("k", stages, kFragmentTileKeys, kWarpgroupHead),
-                                Rows("v", stages, kFragmentTileKeys, kWarpgroupHead),
-                                FastDivisor(block),
-                                cache_tile_box_rows(block),
-                                stages};
-    Kokkos::parallel_for(TeamPolicy(1, 32), PublishTileMaps{*maps, copies.maps.data()});
-    TeamPolicy policy(1, kWarpgroupWarps, 32);
-    policy.set_scratch_size(0, Kokkos::PerTeam(BulkTileCopies::kScratchBytes));
-    Kokkos::parallel_for(policy, copies);
-    const auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.k_out);
-    const auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.v_out);
-    for (int stage = 0; stage < stages; ++stage)
-      for (int j = 0; j < kFragmentTileKeys; ++j)
-        for (int d = 0; d < kWarpgroupHead; ++d) {
-          const int key = stage * kFragmentTileKeys + j;
-          ASSERT_EQ(k(stage, j, d), paged.key_value(key, d)) << "block " << block << " key " << key << " d " << d;
-          ASSERT_EQ(v(stage, j, d), paged.key_value(key, d) - 4.0f) << "block " << block << " key " << key;
-        }
-  }
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {

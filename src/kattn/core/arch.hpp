@@ -23,16 +23,15 @@ struct ArchTraits {
   bool mfma;                     // AMD MFMA 16x16x16 tile products (tiles/tile_mfma.hpp)
   bool async_copy;               // cp.async K/V staging (tiles/warp_stage.hpp, tiles/team_stage.hpp)
   bool warpgroup_mma;            // Hopper's wgmma (tiles/warpgroup_mma.hpp), in sm_90a code only
-  bool bulk_copy;                // Hopper's tensor memory accelerator (tiles/team_bulk_copy.hpp)
 };
 
 inline constexpr ArchTraits kArchTable[] = {
-    // arch, name, Kokkos option, mma.sync, mfma, cp.async, wgmma, TMA
-    {Arch::cpu, "cpu", "", false, false, false, false, false},
-    {Arch::a100, "a100", "AMPERE80", true, false, true, false, false},
-    {Arch::h100, "h100", "HOPPER90", true, false, true, true, true},
-    {Arch::mi250, "mi250", "AMD_GFX90A", false, true, false, false, false},
-    {Arch::mi300, "mi300", "AMD_GFX942", false, true, false, false, false},
+    // arch, name, Kokkos option, mma.sync, mfma, cp.async, wgmma
+    {Arch::cpu, "cpu", "", false, false, false, false},
+    {Arch::a100, "a100", "AMPERE80", true, false, true, false},
+    {Arch::h100, "h100", "HOPPER90", true, false, true, true},
+    {Arch::mi250, "mi250", "AMD_GFX90A", false, true, false, false},
+    {Arch::mi300, "mi300", "AMD_GFX942", false, true, false, false},
 };
 
 constexpr bool arch_rows_in_order() {
@@ -107,10 +106,6 @@ constexpr bool warpgroup_mma_available() {
   return false;
 #endif
 }
-
-// Whether this build copies the warpgroup products' K/V tiles by the tensor memory accelerator
-// (tiles/team_bulk_copy.hpp): they are the sm_90a kernel's, and the architecture has it.
-constexpr bool bulk_tile_copy_available() { return warpgroup_mma_available() && build_arch_traits().bulk_copy; }
 
 // Whether the portable Q-block products run through Kokkos Kernels' batched team products
 // (KokkosBatched::TeamGemm, tiles/team_gemm.hpp): the build found Kokkos Kernels

@@ -13,14 +13,12 @@
 // scratch takes them (DeepTiles: 103 KB at head 128, past Kokkos 4.6's cap by
 // core/team_scratch_cap.hpp), Q stays in scratch for the products to read, K(t + 1) and V(t + 1)
 // are copied a whole step ahead (one barrier a tile), and the products run asynchronously beside
-// the softmax (FlashAttention-3's overlap within a warpgroup); where the cache admits it, whole
-// tiles come by the tensor memory accelerator (team_bulk_copy.hpp), the rest by rows.
+// the softmax (FlashAttention-3's overlap within a warpgroup).
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
-#include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
@@ -48,12 +46,10 @@ struct QBlockMmaKernel {
   int block_q;               // tokens per Q block: 16 · warps / queries_per_kv
   int num_segments;
   bool static_grid;
-  FastDivisor block_size;                    // the cache's
-  bool aligned;                              // cache and query rows allow 16-byte loads (lane_chunks_aligned)
-  bool tile_copy;                            // TileCopy applies (HeadSize > 0 only)
-  bool rows_out;                             // 16-bit output whose rows allow 16-byte stores: written through scratch
-  const CacheTileMaps* tile_maps = nullptr;  // DeepTiles: the cache's maps for the bulk copies; null: rows
-  int box_rows = 0;                          // with tile_maps: cache_tile_box_rows of the cache
+  FastDivisor block_size;  // the cache's
+  bool aligned;            // cache and query rows allow 16-byte loads (lane_chunks_aligned)
+  bool tile_copy;          // TileCopy applies (HeadSize > 0 only)
+  bool rows_out;           // 16-bit output whose rows allow 16-byte stores: written through scratch
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -70,38 +66,19 @@ struct QBlockMmaKernel {
     auto* tiles =
         static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
     const int items = qblock_num_items(args, cu_q_blocks, num_segments);
-    int stages = 0;  // deep: the tiles this team has staged (tile_barriers' stages)
-    if constexpr (DeepTiles) {
-      if (team.league_rank() >= items) return;
-      tile_barriers(tiles).init(tile_maps, team.team_rank(), warp_lane());
-      team.team_barrier();
-    }
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
-      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages);
+      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
       return;
     }
     for (int item = team.league_rank(); item < items; item += team.league_size()) {
-      process(team, tiles, items - 1 - item, stages);
+      process(team, tiles, items - 1 - item);
       team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
     }
   }
 
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
-  // Deep: the stages' barriers, in the Q buffer's bytes past its rows (the tiles' padding).
-  KOKKOS_INLINE_FUNCTION static TileBarriers tile_barriers(Cache* tiles) {
-    constexpr int tile_elements = kFragmentTileKeys * fragment_tile_stride(kMaxHead);
-    static_assert(!DeepTiles || tile_elements * sizeof(Cache) >= TeamBulkTileCopy::kTileBytes + 16,
-                  "the barriers fit past the Q rows");
-#if defined(__CUDA_ARCH__)
-    return {unsigned(__cvta_generic_to_shared(tiles + 5 * tile_elements)) + TeamBulkTileCopy::kTileBytes};
-#else
-    (void)tiles;
-    return {0};
-#endif
-  }
-
-  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item, int& stages) const {
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
     const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const ScoreRules& rules = args.rules;
@@ -143,22 +120,15 @@ struct QBlockMmaKernel {
                       to);
       team_stage_commit();
     };
-    // K(tile) and V(tile) into their buffers (deep: on stage stages + tile - tile_begin, whole
-    // tiles by the bulk copies where the kernel has maps, the others by rows: tile_copy applies).
-    const TileBarriers barriers = tile_barriers(tiles);
-    const auto stage_of = [&](int tile) { return stages + tile - it.tile_begin; };
+    // K(tile) and V(tile) into their buffers (deep: tile_copy always applies).
     const auto stage_pair = [&](int tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (DeepTiles) {
         const int first = it.first_key + tile * kFragmentTileKeys;
         const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
-        const unsigned k_to = unsigned(__cvta_generic_to_shared(k_buffer(tile)));
-        const unsigned v_to = unsigned(__cvta_generic_to_shared(v_buffer(tile)));
-        if (tile_maps && count == kFragmentTileKeys && first % box_rows == 0)
-          return TeamBulkTileCopy{tile_maps, box_rows, rows.kv_head}.copy_pair(
-              k_to, v_to, barriers, stage_of(tile), block_row, block_size, first, warp, team.team_size(), lane);
-        tile_lanes.copy_swizzled_pair(k_to, v_to, block_row, block_size, first, count);
-        barriers.arrive(stage_of(tile), warp, lane);
+        tile_lanes.copy_swizzled_pair(unsigned(__cvta_generic_to_shared(k_buffer(tile))),
+                                      unsigned(__cvta_generic_to_shared(v_buffer(tile))), block_row, block_size, first,
+                                      count);
         return team_stage_commit();
       }
 #endif
@@ -251,7 +221,6 @@ struct QBlockMmaKernel {
       // 0), so that issues and waits sit outside branches.
       const auto next_tile = [&](int tile) {
         copies_done();
-        barriers.wait(stage_of(tile));
         team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
         if (tile + 1 < it.tile_end) stage_pair(tile + 1);
       };
@@ -278,7 +247,6 @@ struct QBlockMmaKernel {
         warpgroup_wait<0>(f.o);
       }
       team_stage_wait(0);  // the Q rows' copies, where the item had no tile
-      stages += it.tile_end - it.tile_begin;
       // A warp's wait covers its own share of a product, not the other warps': every warp's last
       // Q·Kᵀ has read K buffer 0 before store() writes the output rows through it.
       team.team_barrier();

@@ -2,13 +2,10 @@
 // the Q blocks (ceil(query_len / block_q)) of the sequences in [first_seq, end_seq) before s;
 // cu_q_blocks has num_seqs + 1 entries, and the kernels read their total from cu_q_blocks[num_seqs].
 // One team scans the sequences: a kernel rather than a Kokkos scan, because graphs capture kernels
-// only (Kokkos' graph nodes have no parallel_scan). Launch it with a league of one team. Where the
-// Q-block kernel copies its tiles by the tensor memory accelerator, the same team writes the cache's
-// tensor maps (encoded on the host, carried in this kernel's arguments) where that kernel reads them.
+// only (Kokkos' graph nodes have no parallel_scan). Launch it with a league of one team.
 #pragma once
 
 #include "kattn/batch/batch_metadata.hpp"
-#include "kattn/detail/tiles/team_bulk_copy.hpp"
 
 namespace kattn {
 
@@ -20,8 +17,6 @@ struct QBlockOffsetsKernel {
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks;
   int block_q;
   int first_seq, end_seq;
-  CacheTileMaps tile_maps{};
-  CacheTileMaps* tile_maps_to = nullptr;  // the workspace's copy; null: none
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const int num_seqs = int(cu_seqlens_q.extent(0)) - 1;
@@ -30,7 +25,6 @@ struct QBlockOffsetsKernel {
       if (final) cu_q_blocks(s + 1) = running;
     });
     Kokkos::single(Kokkos::PerTeam(team), [&]() { cu_q_blocks(0) = 0; });
-    if (tile_maps_to) publish_cache_tile_maps(team, tile_maps, tile_maps_to);
   }
 };
 

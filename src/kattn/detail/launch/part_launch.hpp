@@ -11,7 +11,6 @@
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/kernels/split_kv_kernel.hpp"
 #include "kattn/detail/kernels/split_kv_mma_kernel.hpp"
-#include "kattn/detail/launch/cache_tile_maps.hpp"
 #include "kattn/detail/launch/launch_target.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/workspace.hpp"
@@ -40,7 +39,6 @@ struct PartLaunch {
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
-  std::size_t tile_maps_at = 0;  // warpgroup Q blocks: the cache's tensor maps (team_bulk_copy.hpp)
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
@@ -54,7 +52,6 @@ struct PartLaunch {
     if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
-      if (plan.warpgroup_products) tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
     }
     // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
     const std::size_t rows =
@@ -181,19 +178,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   const bool static_grid = is_static_grid(plan.variant);
   const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
       reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  using Cache = typename Args::cache_type;
-  // Double-buffered warpgroup tiles where the plan asks and the backend's team scratch takes them (on
-  // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp); their whole tiles by bulk
-  // copies where the cache admits them, from maps the offsets kernel writes into the workspace.
-  const bool deep =
-      plan.register_rows && plan.warpgroup_products && plan.deep_tiles && g.head_size == kWarpgroupHead &&
-      register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <= team_scratch_limit();
-  const std::optional<CacheTileMaps> tile_maps =
-      deep ? encode_cache_tile_maps(args.k, args.v, g) : std::optional<CacheTileMaps>{};
-  CacheTileMaps* const tile_maps_at = tile_maps ? reinterpret_cast<CacheTileMaps*>(base + part.tile_maps_at) : nullptr;
   launches("kattn::q_block_offsets", TeamPolicy(launches.space, 1, host_backend() ? 1 : 256),
-           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, cu_q_blocks, block_q, part.first_seq, part.end_seq,
-                                               tile_maps.value_or(CacheTileMaps{}), tile_maps_at});
+           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, cu_q_blocks, block_q, part.first_seq, part.end_seq});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -205,6 +191,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
   };
+  using Cache = typename Args::cache_type;
   bool launched = false;
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
     if (plan.register_rows) {
@@ -212,20 +199,24 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
       // Llama-class head 128 at compile time, others as they come; the warpgroup products where
       // the plan chose them and their tile copy takes the cache (else the warps' products).
-      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep_tiles) {
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep) {
         using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value,
-                                       decltype(warpgroup)::value, decltype(deep_tiles)::value>;
+                                       decltype(warpgroup)::value, decltype(deep)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
-                      aligned, tile_copy, rows_out, decltype(deep_tiles)::value ? tile_maps_at : nullptr,
-                      cache_tile_box_rows(g.block_size)},
+                      aligned, tile_copy, rows_out},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
       if constexpr (warpgroup_mma_available()) {
+        // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
+        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        const bool deep =
+            plan.deep_tiles &&
+            register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <= team_scratch_limit();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
           launched = deep ? launch_mma(Head128{}, std::true_type{}, std::true_type{})
                           : launch_mma(Head128{}, std::true_type{}, std::false_type{});
