@@ -1,5 +1,7 @@
 # Device run 12: whole K/V tiles by the tensor memory accelerator in the double-buffered warpgroup
 # prefill; primitive tests first, A/B against d41cb01, validate, ncu, tests, targets beside SDPA.
+# A record of the device call, not a script of the repository: .device/setup.sh unpacked the binaries
+# built on the VM (db9eb45) and set K=kattn, T=kattn_tests; .device/base.tar.xz held d41cb01's kattn.
 source .device/setup.sh
 mkdir -p .device/base && tar -C .device/base -xJf .device/base.tar.xz
 printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/.device/base/pkg/lib exec %s/.device/base/pkg/bin/kattn.bin "$@"\n' "$ROOT" "$ROOT" > .device/base/kattn
