@@ -196,34 +196,34 @@ struct QBlockMmaKernel {
     // scores that come out.
     const auto mask = [&](WarpScores& s, int first) {
       if (plain_logits && first >= unmasked_begin && first + kFragmentTileKeys <= unmasked_end) return rules.scale;
-      int key_begin[2], key_end[2];  // the lane's row h sees keys [key_begin[h], key_end[h])
+      int position[2], key_begin[2], key_end[2];  // the lane's row h sees keys [key_begin[h], key_end[h])
       KATTN_UNROLL
       for (int h = 0; h < 2; ++h) {
-        const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row);
-        key_begin[h] = rules.first_key(position);
-        key_end[h] = rows.valid(row) ? rules.end_key(position, rows.seq_len, rows.seq) : key_begin[h];
+        const int row = row0 + fragment_row(lane, 2 * h);
+        position[h] = rows.position(row);
+        key_begin[h] = rules.first_key(position[h]);
+        key_end[h] = rows.valid(row) ? rules.end_key(position[h], rows.seq_len, rows.seq) : key_begin[h];
       }
       const auto key_of = [&](int j, int i) { return first + 8 * j + fragment_column(lane, i); };
+      const auto sees = [&](int h, int key) { return key >= key_begin[h] && key < key_end[h]; };
       if (!plain_logits) {
         KATTN_UNROLL
         for (int h = 0; h < 2; ++h) {
-          const int row = row0 + fragment_row(lane, 2 * h), position = rows.position(row), head = rows.head(row);
+          const int head = rows.head(row0 + fragment_row(lane, 2 * h));
           KATTN_UNROLL
           for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
             KATTN_UNROLL
             for (int i = 2 * h; i < 2 * h + 2; ++i)
-              if (key_of(j, i) >= key_begin[h] && key_of(j, i) < key_end[h])
-                s[j][i] = rules.logit(s[j][i], head, position, key_of(j, i), rows.context_len);
+              if (sees(h, key_of(j, i)))
+                s[j][i] = rules.logit(s[j][i], head, position[h], key_of(j, i), rows.context_len);
           }
         }
       }
       KATTN_UNROLL
       for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
         KATTN_UNROLL
-        for (int i = 0; i < 4; ++i) {
-          const int h = i / 2;
-          if (key_of(j, i) < key_begin[h] || key_of(j, i) >= key_end[h]) s[j][i] = -compat::infinity();
-        }
+        for (int i = 0; i < 4; ++i)  // scores i of the lane's row i / 2
+          if (!sees(i / 2, key_of(j, i))) s[j][i] = -compat::infinity();
       }
       return plain_logits ? rules.scale : 1.0f;
     };
