@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kattn/detail/kernels/kernel_args.hpp"
+#include "kattn/detail/kernels/qblock_offsets.hpp"
 #include "kattn/detail/tiles/qblock_tile_ops.hpp"
 
 namespace kattn {
@@ -17,28 +18,23 @@ struct QBlockItem {
   int tile_end = 0;    // the keys from first_key + t · tile_size on
 };
 
-// cu_q_blocks: cumulative Q-block counts per sequence (QBlockOffsetsKernel, qblock_offsets.hpp).
-template <class Args, class Offsets>
-KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& cu_q_blocks, int item, int block_q,
-                                              int tile_size, int num_segments) {
+// q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp).
+template <class Args, class Table>
+KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Table& q_blocks, int item, int tile_size,
+                                              int num_segments) {
   const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
   QBlockItem it;
   it.segment = item % num_segments;
   const int rest = item / num_segments;
   const int q_block = rest / num_kv_heads;
-
-  const int seq = find_owner(cu_q_blocks, args.num_seqs, q_block);
-  const int query_start = args.cu_seqlens_q(seq);
-  const int query_len = args.cu_seqlens_q(seq + 1) - query_start;
-  const int seq_len = args.seq_lens(seq);
-  const int first_local = (q_block - cu_q_blocks(seq)) * block_q;
+  const QBlockEntry block = q_blocks.entries(q_block);
   QBlockRows& rows = it.rows;
-  rows.seq = seq;
-  rows.seq_len = seq_len;
-  rows.context_len = seq_len - query_len;
-  rows.first_token = query_start + first_local;
-  rows.valid_tokens = query_len - first_local < block_q ? query_len - first_local : block_q;
-  rows.first_position = seq_len - query_len + first_local;
+  rows.seq = block.seq;
+  rows.seq_len = block.seq_len;
+  rows.context_len = block.context_len;
+  rows.first_token = block.first_token;
+  rows.valid_tokens = block.valid_tokens;
+  rows.first_position = block.first_position;
   rows.queries_per_kv = args.queries_per_kv;
   rows.kv_head = rest - q_block * num_kv_heads;
 
@@ -47,7 +43,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
   // keys before it are in no row's window, and their cache slots may hold anything (NaN too,
   // which a weight of 0 does not cancel), so no tile reads them.
   it.first_key = args.rules.first_key(rows.first_position);
-  it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, seq_len, seq);
+  it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, rows.seq_len, rows.seq);
   const int num_tiles = it.end_key > it.first_key ? (it.end_key - it.first_key + tile_size - 1) / tile_size : 0;
   const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
   it.tile_begin = it.segment * tiles_per_segment;
@@ -57,9 +53,9 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Offsets& c
 
 // Work items of a Q-block launch: Q blocks × KV heads × segments (read on the device, so one
 // static-grid launch shape serves any batch).
-template <class Args, class Offsets>
-KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Offsets& cu_q_blocks, int num_segments) {
-  return cu_q_blocks(args.num_seqs) * (args.num_q_heads / args.queries_per_kv.divisor) * num_segments;
+template <class Args, class Table>
+KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Table& q_blocks, int num_segments) {
+  return q_blocks.count(args.num_seqs) * (args.num_q_heads / args.queries_per_kv.divisor) * num_segments;
 }
 
 }  // namespace kattn

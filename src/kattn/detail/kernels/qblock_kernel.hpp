@@ -25,10 +25,9 @@ struct QBlockKernel {
                                    Kokkos::MemoryUnmanaged>;
 
   Args args;
-  Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
+  QBlockTable<typename Space::memory_space> q_blocks;
   SegmentPartials partials;  // Segmented only
-  int block_q;
-  int block_m;  // block_q * queries_per_kv rows
+  int block_m;               // rows: tokens of a Q block × queries_per_kv
   int tile_size;
   int num_segments;
   bool static_grid;
@@ -53,7 +52,7 @@ struct QBlockKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Scratch scratch(team, block_m, tile_size, args.head_size);
-    const int items = qblock_num_items(args, cu_q_blocks, num_segments);
+    const int items = qblock_num_items(args, q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, scratch, team.league_rank());
       return;
@@ -62,7 +61,7 @@ struct QBlockKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, const Scratch& scratch, int item) const {
-    const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, tile_size, num_segments);
+    const QBlockItem it = qblock_item(args, q_blocks, item, tile_size, num_segments);
     const QBlockRows& rows = it.rows;
     const int segment = it.segment;
     const int end_key = it.end_key;

@@ -41,9 +41,8 @@ struct QBlockMmaKernel {
   using TileCopy = TeamTileCopy<Cache, kFragmentTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
 
   Args args;
-  Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, typename Space::memory_space> cu_q_blocks;
+  QBlockTable<typename Space::memory_space> q_blocks;
   SegmentPartials partials;  // Segmented only
-  int block_q;               // tokens per Q block: 16 · warps / queries_per_kv
   int num_segments;
   bool static_grid;
   FastDivisor block_size;  // the cache's
@@ -65,7 +64,7 @@ struct QBlockMmaKernel {
     constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
     auto* tiles =
         static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
-    const int items = qblock_num_items(args, cu_q_blocks, num_segments);
+    const int items = qblock_num_items(args, q_blocks, num_segments);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
       return;
@@ -79,7 +78,7 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
-    const QBlockItem it = qblock_item(args, cu_q_blocks, item, block_q, kFragmentTileKeys, num_segments);
+    const QBlockItem it = qblock_item(args, q_blocks, item, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const ScoreRules& rules = args.rules;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);

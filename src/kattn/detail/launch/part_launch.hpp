@@ -37,7 +37,7 @@ struct PartLaunch {
   LaunchPlan plan;
   int first_seq = 0, end_seq = 0, first_token = 0, num_tokens = 0;  // sequences [first_seq, end_seq)
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
-  std::size_t cu_q_blocks_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
+  std::size_t cu_q_blocks_at = 0, q_block_entries_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
@@ -52,6 +52,7 @@ struct PartLaunch {
     if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
+      q_block_entries_at = layout.reserve(std::size_t(max_q_blocks), sizeof(QBlockEntry));
     }
     // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
     const std::size_t rows =
@@ -176,10 +177,14 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   const LaunchPlan& plan = part.plan;
   const int block_q = plan.block_q(g.queries_per_kv());
   const bool static_grid = is_static_grid(plan.variant);
-  const Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged> cu_q_blocks(
-      reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
+  QBlockTable<MemorySpace> q_blocks;
+  q_blocks.cu_q_blocks =
+      decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
+  q_blocks.entries =
+      decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
   launches("kattn::q_block_offsets", TeamPolicy(launches.space, 1, host_backend() ? 1 : 256),
-           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, cu_q_blocks, block_q, part.first_seq, part.end_seq});
+           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq,
+                                               part.end_seq});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -205,8 +210,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
-        launch(Kernel{args, cu_q_blocks, partials, block_q, plan.num_segments, static_grid, FastDivisor(g.block_size),
-                      aligned, tile_copy, rows_out},
+        launch(Kernel{args, q_blocks, partials, plan.num_segments, static_grid, FastDivisor(g.block_size), aligned,
+                      tile_copy, rows_out},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };
@@ -226,9 +231,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     }
   }
   if (!launched)
-    launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, cu_q_blocks, partials, block_q, plan.block_m,
-                                                         plan.tile_size, plan.num_segments, static_grid,
-                                                         plan.tensor_cores},
+    launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, q_blocks, partials, plan.block_m, plan.tile_size,
+                                                         plan.num_segments, static_grid, plan.tensor_cores},
            qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(QBlockTileValue<Cache>)));
   if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
 }
