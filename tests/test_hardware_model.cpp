@@ -1,9 +1,11 @@
 // The hardware model (docs/hardware-model.md): monotonicity, wave quantisation, occupancy and item
-// latency, mixed batches as two launches, parameter-file errors, and `kattn simulate --predict` on this build.
+// latency, mixed batches as two launches, parameter-file errors, `kattn model calibrate` on either
+// timing, and `kattn simulate --predict` on this build.
 #include "kattn/core/error.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
 #include "temp_files.hpp"
+#include "tools/bench_report.hpp"
 #include "tools/commands.hpp"
 
 #include <gtest/gtest.h>
@@ -145,6 +147,24 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   EXPECT_NEAR(launch_us(items, slower) - launch_us(items, hw), std::ceil(items.items / (2.0 * hw.compute_units)), 1e-9);
 }
 
+// Every grid takes its items sequence by sequence, so a key's re-reads hit the L2 while its own
+// sequence's K/V fits, however much K/V the launch holds in all.
+TEST(HardwareModel, ReReadsAreCachedWhileASequenceFits) {
+  HardwareModel hw = load_hardware_model(data_file("h100"));
+  hw.launch_us = 0;
+  hw.item_us = 0;
+  const BatchShape one = prefill(1, 8192), four = prefill(4, 8192);
+  const LaunchPlan plan = target_call_plan(four, hw).main;
+  const LaunchCost c1 = launch_cost(plan, one, 0, 1, hw), c4 = launch_cost(plan, four, 0, 4, hw);
+  ASSERT_GT(c4.kv_bytes, 10 * c4.kv_unique_bytes);   // a Q block's keys are re-read by the later blocks
+  ASSERT_GT(c4.kv_unique_bytes, hw.cache_mb * 1e6);  // 134 MB of K/V in all
+  ASSERT_LT(c4.kv_seq_bytes, hw.cache_mb * 1e6);     // 34 MB a sequence
+  EXPECT_NEAR(launch_us(c4, hw), 4 * launch_us(c1, hw), 0.02 * launch_us(c4, hw));  // compute-bound, as one
+  HardwareModel small = hw;
+  small.cache_mb = 8;  // a sequence's K/V past the cache: its re-reads go to DRAM
+  EXPECT_GT(launch_us(c1, small), 1.5 * launch_us(c1, hw));
+}
+
 TEST(HardwareModel, MixedBatchHidesPartOfItsShorterLaunch) {
   const HardwareModel hw = load_hardware_model(data_file("h100"));
   BatchShape mixed = decodes(24, 4096);
@@ -214,6 +234,103 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
   j["kernel_registers"]["value"]["qblock"] = 300;
   expect_error("registers", j, "kernel_registers.qblock");
   EXPECT_THROW(load_hardware_model(test::temp_path("kattn_hw_absent.json")), FileFormatError);
+}
+
+// A synthetic suite timed by the model itself with known parameters: kernel time the device part,
+// the call that plus host_us, and one fitted case's call stalled on the host. On kernel time the
+// fit recovers the parameters and host_us, and the stall moves none of them; on the call it does.
+TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
+  const std::string h100 = data_file("h100");
+  std::ifstream in(h100);
+  nlohmann::json start = nlohmann::json::parse(in);
+  HardwareModel truth = load_hardware_model(h100);
+  truth.mem_efficiency = 0.85;
+  truth.tensor_efficiency = 0.4;
+  truth.launch_us = 8;
+  truth.item_us = 5;
+  truth.host_us = 30;
+  truth.parts_overlap = 0.5;
+  BatchShape mixed = decodes(16, 4096);
+  for (int i = 0; i < 4; ++i) {
+    mixed.query_lens.push_back(512);
+    mixed.seq_lens.push_back(512);
+  }
+  const std::vector<std::pair<std::string, BatchShape>> shapes = {{"tiny-fixed-fp16", decodes(1, 64)},
+                                                                  {"decode-fixed-fp16", decodes(8, 4096)},
+                                                                  {"wide-fixed-fp16", decodes(64, 2048)},
+                                                                  {"prefill-fixed-fp16", prefill(1, 4096)},
+                                                                  {"items-fixed-fp16", prefill(16, 256)},
+                                                                  {"pair-fixed-fp16", prefill(2, 1024)},
+                                                                  {"mixed-fixed-fp16", mixed},
+                                                                  {"decode-rand-fp16", decodes(4, 1000)},
+                                                                  {"prefill-rand-fp16", prefill(4, 2000)}};
+  auto suite_file = [&](const std::string& name, double stall_us) {
+    nlohmann::json suite = {{"device", "synthetic"}, {"date", "today"}, {"commit", "none"}};
+    for (const auto& [case_name, b] : shapes) {
+      suite["cases"].push_back({{"name", case_name},
+                                {"query_lens", b.query_lens},
+                                {"seq_lens", b.seq_lens},
+                                {"num_q_heads", b.num_q_heads},
+                                {"num_kv_heads", b.num_kv_heads},
+                                {"head_size", b.head_size},
+                                {"block_size", b.block_size},
+                                {"spec", nlohmann::json::object()}});
+      const CallPlan plans = target_call_plan(b, truth, case_name == "mixed-fixed-fp16");
+      const double call_us = predict_call_us(plans, b, truth);
+      nlohmann::json r = cli::launch_plan_json(plans.main);
+      r.update({{"case", case_name},
+                {"dtype", "fp16"},
+                {"decodes_apart", plans.main.decodes_apart},
+                {"kernel_median_us", call_us - truth.host_us},
+                {"median_us", call_us + (case_name == "tiny-fixed-fp16" ? stall_us : 0.0)}});
+      suite["results"].push_back(r);
+    }
+    return write_file(name, suite);
+  };
+  for (const char* k : {"mem_efficiency", "tensor_efficiency", "launch_us", "item_us", "host_us", "parts_overlap"})
+    start[k]["value"] = start[k]["value"].get<double>() * 0.6;  // away from the truth
+  const std::string start_file = write_file("calibrate_start", start);
+  auto calibrate = [&](const std::string& suite, const std::string& timing) {
+    const std::string out = test::temp_path("kattn_hw_calibrated_" + timing + ".json");
+    const test::CliResult r = test::run_cli("model calibrate --suite " + suite + " --hardware " + start_file +
+                                            " --timing " + timing + " --output " + out);
+    EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
+    std::ifstream fitted(out);
+    return nlohmann::json::parse(fitted);
+  };
+  const std::string stalled = suite_file("suite_stalled", 150), steady = suite_file("suite_steady", 0);
+  const nlohmann::json kernel = calibrate(stalled, "kernel");
+  const HardwareModel fitted = parse_hardware_model(kernel, "fitted");
+  EXPECT_NEAR(fitted.mem_efficiency, truth.mem_efficiency, 0.01 * truth.mem_efficiency);
+  EXPECT_NEAR(fitted.tensor_efficiency, truth.tensor_efficiency, 0.01 * truth.tensor_efficiency);
+  EXPECT_NEAR(fitted.launch_us, truth.launch_us, 0.01 * truth.launch_us);
+  EXPECT_NEAR(fitted.item_us, truth.item_us, 0.01 * truth.item_us);
+  EXPECT_NEAR(fitted.host_us, truth.host_us, 0.01 * truth.host_us);
+  EXPECT_NEAR(fitted.parts_overlap, truth.parts_overlap, 0.02 * truth.parts_overlap);
+  EXPECT_NE(kernel.at("free_parameters").get<std::string>().find("timing kernel"), std::string::npos);
+  // Both timings are reported: the stall shows on the call, not on kernel time.
+  ASSERT_EQ(kernel.at("calibration_error").size(), 4u);
+  for (const nlohmann::json& row : kernel.at("calibration_error")) {
+    const bool call = row.at("timing") == "call";
+    EXPECT_EQ(row.at("cases").get<int>(), row.at("set").get<std::string>().rfind("calibration", 0) == 0 ? 7 : 2);
+    if (call && row.at("set").get<std::string>().rfind("calibration", 0) == 0) {
+      EXPECT_EQ(row.at("worst"), "tiny-fixed-fp16/fp16");
+      EXPECT_GT(row.at("max").get<double>(), 0.5);
+    } else {
+      EXPECT_LT(row.at("max").get<double>(), 0.02) << row.dump();
+    }
+  }
+  // Without the stall: the same device part; host_us by at most the residuals' spread (the median
+  // moves by one rank). Fitted on the call, the stall drags host_us and the rest along.
+  const HardwareModel steady_fit = parse_hardware_model(calibrate(steady, "kernel"), "steady");
+  EXPECT_EQ(steady_fit.mem_efficiency, fitted.mem_efficiency);
+  EXPECT_EQ(steady_fit.tensor_efficiency, fitted.tensor_efficiency);
+  EXPECT_EQ(steady_fit.launch_us, fitted.launch_us);
+  EXPECT_EQ(steady_fit.item_us, fitted.item_us);
+  EXPECT_EQ(steady_fit.parts_overlap, fitted.parts_overlap);
+  EXPECT_NEAR(steady_fit.host_us, fitted.host_us, 0.01);
+  const HardwareModel on_call = parse_hardware_model(calibrate(stalled, "call"), "call");
+  EXPECT_GT(std::abs(on_call.host_us - truth.host_us), 10.0);
 }
 
 TEST(HardwareModel, SimulatePredictLabelsItsOutput) {

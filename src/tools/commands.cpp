@@ -227,6 +227,12 @@ int main(int argc, char** argv) {
       ->add_option("--calibrate-on", calibrate_options.calibrate_on,
                    "fit the suite cases whose name contains this; hold out the others")
       ->capture_default_str();
+  calibrate
+      ->add_option("--timing", calibrate_options.timing,
+                   "kernel: fit the device part on kernel time (device events), then host_us on the calls; "
+                   "call: fit everything on the host call to completion")
+      ->check(CLI::IsMember({"kernel", "call"}))
+      ->capture_default_str();
   calibrate->add_option("--output,--out", calibrate_options.out,
                         "write the parameter file with the fitted values (--out: deprecated alias)");
 

@@ -33,6 +33,7 @@ struct CalibrateOptions {
   std::vector<std::string> holdout;      // more bench JSON, all held out
   std::string hardware;                  // parameter file to start from
   std::string calibrate_on = "-fixed-";  // suite cases whose name contains this are fitted; the rest held out
+  std::string timing = "kernel";         // "kernel": device part on kernel_median_us, host_us on the calls; "call"
   std::string out;                       // write the parameter file with the fitted values here
 };
 int model_calibrate_command(const CalibrateOptions& options);

@@ -216,6 +216,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     c.bytes += 2.0 * q * hq * D * eb;                                                 // q read, out written
     const double keys_any = b.window_left >= 0 ? std::min(L, b.window_left + q) : L;  // keys some query sees
     c.kv_unique_bytes += hkv * keys_any * D * 2 * eb;
+    c.kv_seq_bytes = std::max(c.kv_seq_bytes, hkv * keys_any * D * 2 * eb);
     if (plan.variant == Variant::split_kv) {
       const int rows = std::max(1, std::min(plan.block_m, qpk));
       const double groups = std::ceil(double(qpk) / rows);  // teams per (token, KV head, partition)
@@ -268,9 +269,11 @@ double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double units_busy = std::min(1.0, c.teams / hw.compute_units);
   // Share of the matrix/vector units the waves keep busy: the last wave's empty slots idle.
   const double compute_fill = waves > 1 ? c.teams / (waves * slots) : units_busy;
-  // K/V reads beyond the first of each key hit the last-level cache while the launch's K/V fits in it.
+  // K/V reads beyond the first of each key hit the last-level cache while a sequence's K/V fits in
+  // it: every grid takes its items sequence by sequence, so a key's re-reads come while its
+  // sequence's items run, not after the launch's other sequences.
   const double rereads = std::max(0.0, c.kv_bytes - c.kv_unique_bytes);
-  const double miss = c.kv_unique_bytes > 0 ? std::clamp(1.0 - hw.cache_mb * 1e6 / c.kv_unique_bytes, 0.0, 1.0) : 0.0;
+  const double miss = c.kv_seq_bytes > 0 ? std::clamp(1.0 - hw.cache_mb * 1e6 / c.kv_seq_bytes, 0.0, 1.0) : 0.0;
   const double dram = c.bytes + std::min(c.kv_bytes, c.kv_unique_bytes) + rereads * miss;
   const double mem_s = dram / (hw.memory_gb_per_s * 1e9 * hw.mem_efficiency);
   const double peak = c.tensor && hw.tensor_tflop_per_s > 0 ? hw.tensor_tflop_per_s * hw.tensor_efficiency

@@ -91,6 +91,7 @@ struct LaunchCost {
   double bytes = 0;            // global memory traffic besides K/V: q, out, partials
   double kv_bytes = 0;         // K/V reads of all teams (each team reads the keys it needs)
   double kv_unique_bytes = 0;  // K/V that some team reads: each key of each KV head once
+  double kv_seq_bytes = 0;     // ... of one sequence, the largest: what its re-reads need cached
   double flops = 0;            // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
   double teams = 0;            // teams of the grid
   double items = 0;            // work items the teams take (static grids: more than teams)
