@@ -1,6 +1,7 @@
 // The table of Q blocks that QBlockOffsetsKernel writes before every Q-block launch
 // (qblock_offsets.hpp): the cumulative counts of the part's sequences and, per Q block, its
-// sequence and rows, never past the table's capacity. Checked against a count on the host.
+// sequence and rows, never past the table's capacity, with the sequences' arrays staged in team
+// scratch or read from global memory. Checked against a count on the host.
 #include "kattn/core/execution_space.hpp"
 #include "kattn/detail/kernels/qblock_offsets.hpp"
 
@@ -26,7 +27,7 @@ struct TableRead {
 constexpr std::int32_t kGuard = -7;
 
 // Runs the kernel over a table of `capacity` entries followed by guard entries it must not touch.
-TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity) {
+TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity, bool staged) {
   const int num_seqs = int(batch.query_lens.size()), guards = 3;
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Kokkos::HostSpace> cu_host("cu_host", num_seqs + 1),
       lens_host("lens_host", num_seqs);
@@ -47,8 +48,10 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
   QBlockTable<MemorySpace> table;
   table.cu_q_blocks = cu_q_blocks;
   table.entries = Kokkos::subview(entries, Kokkos::make_pair(0, capacity));
-  Kokkos::parallel_for(TeamPolicy(1, host_backend() ? 1 : 256),
-                       QBlockOffsetsKernel<ExecutionSpace>{cu, lens, table, block_q, first_seq, end_seq});
+  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  TeamPolicy policy(1, host_backend() ? 1 : 256);
+  policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(num_seqs) : 0));
+  Kokkos::parallel_for(policy, Offsets{cu, lens, table, block_q, first_seq, end_seq, staged});
   TableRead read;
   const auto cu_q_blocks_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cu_q_blocks);
   Kokkos::deep_copy(entries_host, entries);
@@ -71,9 +74,9 @@ std::vector<QBlockEntry> expected_entries(const Batch& batch, int block_q, int f
   return entries;
 }
 
-void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity) {
+void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity, bool staged) {
   const std::vector<QBlockEntry> expected = expected_entries(batch, block_q, first_seq, end_seq);
-  const TableRead read = write_table(batch, block_q, first_seq, end_seq, capacity);
+  const TableRead read = write_table(batch, block_q, first_seq, end_seq, capacity, staged);
   const int num_seqs = int(batch.query_lens.size());
   EXPECT_EQ(read.cu_q_blocks[0], 0);
   EXPECT_EQ(read.cu_q_blocks[std::size_t(num_seqs)], int(expected.size()));
@@ -88,6 +91,13 @@ void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, i
     EXPECT_EQ(e.first_token, want.first_token) << "entry " << i;
     EXPECT_EQ(e.valid_tokens, want.valid_tokens) << "entry " << i;
     EXPECT_EQ(e.first_position, want.first_position) << "entry " << i;
+  }
+}
+
+void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity) {
+  for (const bool staged : {true, false}) {
+    SCOPED_TRACE(staged ? "staged in team scratch" : "read from global memory");
+    expect_table(batch, block_q, first_seq, end_seq, capacity, staged);
   }
 }
 

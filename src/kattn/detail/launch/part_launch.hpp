@@ -182,9 +182,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
   q_blocks.entries =
       decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
-  launches("kattn::q_block_offsets", TeamPolicy(launches.space, 1, host_backend() ? 1 : 256),
-           QBlockOffsetsKernel<ExecutionSpace>{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq,
-                                               part.end_seq});
+  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  const bool staged = Offsets::stages(g.num_seqs);
+  TeamPolicy offsets_policy(launches.space, 1, host_backend() ? 1 : 256);
+  offsets_policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(g.num_seqs) : 0));
+  launches("kattn::q_block_offsets", offsets_policy,
+           Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
