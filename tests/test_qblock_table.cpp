@@ -39,6 +39,7 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
       cu_q_blocks("cu_q_blocks", num_seqs + 1);
   Kokkos::deep_copy(cu, cu_host);
   Kokkos::deep_copy(lens, lens_host);
+  Kokkos::deep_copy(cu_q_blocks, kGuard);  // the workspace holds anything before a call
   Kokkos::View<QBlockEntry*, Kokkos::LayoutRight, MemorySpace> entries("entries", capacity + guards);
   const auto entries_host = Kokkos::create_mirror_view(entries);
   for (int i = 0; i < capacity + guards; ++i)
@@ -49,7 +50,8 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
   table.cu_q_blocks = cu_q_blocks;
   table.entries = Kokkos::subview(entries, Kokkos::make_pair(0, capacity));
   using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
-  TeamPolicy policy(1, host_backend() ? 1 : 256);
+  // Host backends launch it with one thread; more here, so that the scan crosses threads there too.
+  TeamPolicy policy(1, host_backend() ? std::min(4, ExecutionSpace().concurrency()) : 256);
   policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(num_seqs) : 0));
   Kokkos::parallel_for(policy, Offsets{cu, lens, table, block_q, first_seq, end_seq, staged});
   TableRead read;
@@ -60,9 +62,11 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
   return read;
 }
 
-// The entries a part's Q blocks should have, sequence by sequence.
-std::vector<QBlockEntry> expected_entries(const Batch& batch, int block_q, int first_seq, int end_seq) {
+// The entries a part's Q blocks should have, sequence by sequence, and the cumulative counts.
+std::vector<QBlockEntry> expected_entries(const Batch& batch, int block_q, int first_seq, int end_seq,
+                                          std::vector<std::int32_t>& cu_q_blocks) {
   std::vector<QBlockEntry> entries;
+  cu_q_blocks.assign(1, 0);
   int query_start = 0;
   for (int s = 0; s < int(batch.query_lens.size()); ++s) {
     const int query_len = batch.query_lens[std::size_t(s)], context = batch.context_lens[std::size_t(s)];
@@ -70,21 +74,21 @@ std::vector<QBlockEntry> expected_entries(const Batch& batch, int block_q, int f
       entries.push_back(QBlockEntry{s, context + query_len, context, query_start + first,
                                     std::min(block_q, query_len - first), context + first});
     query_start += query_len;
+    cu_q_blocks.push_back(std::int32_t(entries.size()));
   }
   return entries;
 }
 
 void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, int capacity, bool staged) {
-  const std::vector<QBlockEntry> expected = expected_entries(batch, block_q, first_seq, end_seq);
+  std::vector<std::int32_t> cu_q_blocks;
+  const std::vector<QBlockEntry> expected = expected_entries(batch, block_q, first_seq, end_seq, cu_q_blocks);
   const TableRead read = write_table(batch, block_q, first_seq, end_seq, capacity, staged);
-  const int num_seqs = int(batch.query_lens.size());
-  EXPECT_EQ(read.cu_q_blocks[0], 0);
-  EXPECT_EQ(read.cu_q_blocks[std::size_t(num_seqs)], int(expected.size()));
+  EXPECT_EQ(read.cu_q_blocks, cu_q_blocks);
   for (int i = 0; i < int(read.entries.size()); ++i) {
     const QBlockEntry& e = read.entries[std::size_t(i)];
-    const QBlockEntry want = i < capacity && i < int(expected.size()) ? expected[std::size_t(i)]
-                             : i < capacity                           ? e  // past the blocks: any value
-                                            : QBlockEntry{kGuard, kGuard, kGuard, kGuard, kGuard, kGuard};
+    const QBlockEntry want = i < capacity && i < int(expected.size())
+                                 ? expected[std::size_t(i)]
+                                 : QBlockEntry{kGuard, kGuard, kGuard, kGuard, kGuard, kGuard};  // not written
     EXPECT_EQ(e.seq, want.seq) << "entry " << i;
     EXPECT_EQ(e.seq_len, want.seq_len) << "entry " << i;
     EXPECT_EQ(e.context_len, want.context_len) << "entry " << i;
@@ -111,6 +115,17 @@ TEST(QBlockTable, OnlyThePartsSequences) { expect_table(kMixed, 16, 2, 6, 19); }
 TEST(QBlockTable, BlocksOfOneToken) { expect_table(kMixed, 1, 0, 8, 231); }
 
 TEST(QBlockTable, NothingPastTheCapacity) { expect_table(kMixed, 16, 0, 8, 5); }
+
+TEST(QBlockTable, StagedUpToTheLimitOfTeamScratch) {  // the largest staged request launches everywhere
+  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  int limit = 1;
+  while (Offsets::stages(limit + 1)) ++limit;
+  Batch batch{std::vector<int>(std::size_t(limit) + 1, 3), std::vector<int>(std::size_t(limit) + 1, 20)};
+  expect_table(batch, 2, 0, limit + 1, 2 * (limit + 1), false);
+  batch.query_lens.pop_back();
+  batch.context_lens.pop_back();
+  expect_table(batch, 2, 0, limit, 2 * limit, true);
+}
 
 TEST(QBlockTable, ManySequences) {  // more Q blocks than the team has threads
   Batch batch;

@@ -1,4 +1,4 @@
-// Device buffers kattn reuses across calls (segment partials, Q-block offsets, partition counters): once a workspace
+// Device buffers kattn reuses across calls (segment partials, Q-block tables, partition counters): once a workspace
 // has grown to the largest batch seen, a call allocates nothing, which keeps the host overhead of
 // a decode step to its launches. A plan's runs use the workspace it was given (one per stream);
 // instance() is the one attention() calls share unless AttentionOptions::workspace names another,

@@ -1,5 +1,5 @@
 // Per-batch metadata (paper 6.1), built once per call on the device: the features that drive the
-// launch plan, and the cumulative Q-block counts the Q-block kernels binary-search.
+// launch plan (the Q-block kernels' table of Q blocks is written at run time, qblock_offsets.hpp).
 #pragma once
 
 #include "kattn/core/execution_space.hpp"

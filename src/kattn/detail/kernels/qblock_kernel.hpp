@@ -1,7 +1,7 @@
 // Paper 4.4–4.7 (Listings 4 and 5): one team per work item (Q block, KV head[, segment]).
 //  - Q block (4.4): BLOCK_Q tokens × the query heads of one KV head, flattened to block_m rows;
-//    each K/V tile is staged once in scratch for all rows. The sequence of a Q block is found by
-//    binary search over the cumulative Q-block counts.
+//    each K/V tile is staged once in scratch for all rows. A Q block's sequence and rows come
+//    from the launch's table of Q blocks (qblock_offsets.hpp).
 //  - tile size decoupled from the KV-cache block size (4.6): a tile may span blocks.
 //  - Segmented (4.5): the tiles of a Q block are split over num_segments teams that write
 //    partial output, max and sum; SegmentReduceKernel merges them.

@@ -170,8 +170,8 @@ void launch_baseline(Launches& launches, const Args& args, const Geometry& g, co
   launches("kattn::baseline", policy, BaselineKernel<ExecutionSpace, Args>{args, plan.tile_size});
 }
 
-// The Q-block offsets of the part's sequences, then a grid for the most Q blocks its bounds allow
-// (teams past the real count, which they read from the offsets, return), then the segment merge.
+// The part's table of Q blocks (QBlockOffsetsKernel), then a grid for the most Q blocks its bounds
+// allow (teams past the real count, which they read from the table, return), then the segment merge.
 template <bool Segmented, class Launches, class Args>
 void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
   const LaunchPlan& plan = part.plan;
