@@ -9,6 +9,7 @@
 #include "kattn/simulation/hardware_model.hpp"
 #include "tools/commands.hpp"
 #include "tools/simulate.hpp"
+#include "tools/simulate_report.hpp"
 
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
@@ -96,12 +97,6 @@ double predicted_us(const Sample& s, const model::HardwareModel& hw, Timing timi
 
 double measured_us(const Sample& s, Timing timing) { return timing == Timing::kernel ? s.kernel_us : s.call_us; }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n == 0 ? 0.0 : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 double log_error(const std::vector<Sample>& samples, const model::HardwareModel& hw, Timing timing) {
   double sum = 0;
   int n = 0;
@@ -155,7 +150,7 @@ model::HardwareModel fit(const std::vector<Sample>& samples, model::HardwareMode
     std::vector<double> host;
     for (const Sample& s : samples)
       if (s.fit) host.push_back(s.call_us - predicted_us(s, hw, Timing::kernel));
-    hw.host_us = std::max(0.0, median(host));
+    hw.host_us = std::max(0.0, distribution(host).median);
   }
   return hw;
 }
@@ -188,7 +183,7 @@ ErrorSummary summarize(const std::vector<Sample>& samples, const model::Hardware
       }
     }
   e.n = int(errors.size());
-  e.median = median(errors);
+  e.median = distribution(errors).median;
   return e;
 }
 

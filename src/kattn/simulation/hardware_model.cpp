@@ -215,8 +215,9 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     const int q = b.query_lens[std::size_t(s)], L = b.seq_lens[std::size_t(s)];
     c.bytes += 2.0 * q * hq * D * eb;                                                 // q read, out written
     const double keys_any = b.window_left >= 0 ? std::min(L, b.window_left + q) : L;  // keys some query sees
-    c.kv_unique_bytes += hkv * keys_any * D * 2 * eb;
-    c.kv_seq_bytes = std::max(c.kv_seq_bytes, hkv * keys_any * D * 2 * eb);
+    const double kv_seq_bytes = hkv * keys_any * D * 2 * eb;
+    c.kv_unique_bytes += kv_seq_bytes;
+    c.kv_seq_bytes = std::max(c.kv_seq_bytes, kv_seq_bytes);
     if (plan.variant == Variant::split_kv) {
       const int rows = std::max(1, std::min(plan.block_m, qpk));
       const double groups = std::ceil(double(qpk) / rows);  // teams per (token, KV head, partition)
