@@ -43,7 +43,7 @@ TEST(ArchTable, EveryGpuRowsPresetAsksKokkosForItsOption) {
 TEST(ArchTable, TheBuildsCapabilitiesComeFromItsRow) {
   const ArchTraits& row = build_arch_traits();
   EXPECT_EQ(build_arch(), row.name);
-  if (!kernels_on_device_backend()) {
+  if (!device_backend()) {
     EXPECT_FALSE(tensor_cores_available());
     EXPECT_FALSE(register_rows_available());
     EXPECT_FALSE(warpgroup_mma_available());
@@ -52,6 +52,16 @@ TEST(ArchTable, TheBuildsCapabilitiesComeFromItsRow) {
   if (warpgroup_mma_available()) EXPECT_TRUE(row.warpgroup_mma);
   // The shipped tables are the CPU's and the H100's; other rows plan from the untuned defaults.
   if (row.arch == Arch::cpu || row.arch == Arch::h100) EXPECT_NE(TuningTable::builtin(build_arch()), nullptr);
+}
+
+// The host space of a GPU build (Serial beside CUDA) plans and launches as a host build does.
+TEST(ArchTable, HostSpacesTakeNoDeviceKernels) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  static_assert(!device_backend<Host>() && host_backend<Host>());
+  static_assert(!tensor_cores_available<Host>() && !register_rows_available<Host>() &&
+                !warpgroup_mma_available<Host>());
+  EXPECT_EQ(kernels_arch<Host>(), "cpu");
+  EXPECT_EQ(kernels_arch(), device_backend() ? build_arch() : "cpu");
 }
 
 }  // namespace

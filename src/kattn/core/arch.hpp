@@ -9,7 +9,6 @@
 #include "kattn/core/execution_space.hpp"
 
 #include <string_view>
-#include <type_traits>
 
 namespace kattn {
 
@@ -65,21 +64,19 @@ constexpr const ArchTraits& build_arch_traits() { return arch_traits(build_arch_
 // The name of this build's architecture: its tuning table, hardware file and model.
 constexpr std::string_view build_arch() { return build_arch_traits().name; }
 
-// Whether kattn's execution space is the build's GPU backend (a CUDA build may run its kernels
-// on Serial: then no row of the table above applies to them).
-constexpr bool kernels_on_device_backend() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  return std::is_same<ExecutionSpace, Kokkos::Cuda>::value;
-#elif defined(KOKKOS_ENABLE_HIP)
-  return std::is_same<ExecutionSpace, Kokkos::HIP>::value;
-#else
-  return false;
-#endif
+// The architecture Space's kernels run on, whose tuning table plans them: the build's for its GPU
+// backend, the host's (cpu) for a host space.
+template <class Space = ExecutionSpace>
+constexpr std::string_view kernels_arch() {
+  return device_backend<Space>() ? build_arch() : arch_traits(Arch::cpu).name;
 }
 
-// Whether the kernels run their tile products on tensor cores (NVIDIA) or matrix cores (AMD).
+// Whether Space's kernels run their tile products on tensor cores (NVIDIA) or matrix cores (AMD):
+// only the build's GPU backend has a row of the table above; a Serial instance of a CUDA build
+// takes none of its kernels.
+template <class Space = ExecutionSpace>
 constexpr bool tensor_cores_available() {
-  return kernels_on_device_backend() && (build_arch_traits().mma_sync || build_arch_traits().mfma);
+  return device_backend<Space>() && (build_arch_traits().mma_sync || build_arch_traits().mfma);
 }
 
 // Lanes of the thread that issues one product: a warp (32) or a wavefront (64), the backend's.
@@ -93,15 +90,17 @@ constexpr int tensor_core_lanes() {
 
 // Whether the register-row kernels run here: their fragments follow mma.sync's layout and their
 // K/V tiles come by cp.async.
+template <class Space = ExecutionSpace>
 constexpr bool register_rows_available() {
-  return tensor_cores_available() && build_arch_traits().mma_sync && build_arch_traits().async_copy;
+  return tensor_cores_available<Space>() && build_arch_traits().mma_sync && build_arch_traits().async_copy;
 }
 
 // Whether this build has the warpgroup products: the architecture has them and kattn's device code
 // is sm_90a (KATTN_CUDA_ARCH defines KATTN_WARPGROUP_MMA).
+template <class Space = ExecutionSpace>
 constexpr bool warpgroup_mma_available() {
 #if defined(KATTN_WARPGROUP_MMA)
-  return register_rows_available() && build_arch_traits().warpgroup_mma;
+  return register_rows_available<Space>() && build_arch_traits().warpgroup_mma;
 #else
   return false;
 #endif
@@ -111,9 +110,10 @@ constexpr bool warpgroup_mma_available() {
 // (KokkosBatched::TeamGemm, tiles/team_gemm.hpp): the build found Kokkos Kernels
 // (KATTN_KOKKOS_KERNELS) and the kernels run on a host backend, where they measured faster than
 // the hand-written loops; on the H100 they measured 2.8–8× slower (docs/performance.md).
+template <class Space = ExecutionSpace>
 constexpr bool team_gemm_available() {
 #if defined(KATTN_KOKKOS_KERNELS)
-  return host_backend();
+  return host_backend<Space>();
 #else
   return false;
 #endif

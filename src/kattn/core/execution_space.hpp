@@ -1,8 +1,13 @@
-// The execution space kattn's kernels run on. A build picks it with KATTN_EXECUTION_SPACE
-// (the `serial` preset sets Kokkos::Serial); otherwise Kokkos' default space is used.
+// The execution space kattn's public entry points run on. A build picks it with
+// KATTN_EXECUTION_SPACE (the `serial` preset sets Kokkos::Serial); otherwise Kokkos' default space
+// is used. The launch path below them takes its space as a template parameter and is built for
+// every enabled backend (docs/design.md#backends): the queries here take one too, defaulting to
+// this space.
 #pragma once
 
 #include <Kokkos_Core.hpp>
+
+#include <type_traits>
 
 namespace kattn {
 
@@ -23,7 +28,22 @@ auto light_weight(const Policy& policy) {
   return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
 }
 
-// True when the kernels run on the host (OpenMP, Serial).
-constexpr bool host_backend() { return Kokkos::SpaceAccessibility<ExecutionSpace, Kokkos::HostSpace>::accessible; }
+// True when Space's kernels run on the host (OpenMP, Serial).
+template <class Space = ExecutionSpace>
+constexpr bool host_backend() {
+  return Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible;
+}
+
+// True when Space is the build's GPU backend: a CUDA or HIP build also runs kernels on Serial.
+template <class Space = ExecutionSpace>
+constexpr bool device_backend() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return std::is_same<Space, Kokkos::Cuda>::value;
+#elif defined(KOKKOS_ENABLE_HIP)
+  return std::is_same<Space, Kokkos::HIP>::value;
+#else
+  return false;
+#endif
+}
 
 }  // namespace kattn

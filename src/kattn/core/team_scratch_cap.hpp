@@ -24,6 +24,7 @@
 #include "kattn/core/execution_space.hpp"
 
 #include <cstddef>
+#include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION / 100 == 406
 #define KATTN_LIFT_TEAM_SCRATCH_CAP 1
@@ -74,23 +75,27 @@ void allow(const Policy&, const Functor&) {
 }  // namespace scratch_cap_detail
 #endif
 
-inline std::size_t kokkos_team_scratch_max() {
-  static const std::size_t cap = std::size_t(TeamPolicy::scratch_size_max(0));
+template <class Space = ExecutionSpace>
+std::size_t kokkos_team_scratch_max() {
+  static const std::size_t cap = std::size_t(Kokkos::TeamPolicy<Space>::scratch_size_max(0));
   return cap;
 }
 
-inline std::size_t team_scratch_limit() {
-  (void)kokkos_team_scratch_max();  // Kokkos' own cap, recorded before the lift
+template <class Space = ExecutionSpace>
+std::size_t team_scratch_limit() {
+  (void)kokkos_team_scratch_max<Space>();  // Kokkos' own cap, recorded before the lift
 #ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
-  static const bool lifted = [] {
-    cudaDeviceProp& device = Kokkos::Impl::CudaInternal::m_deviceProp;
-    if (device.sharedMemPerBlockOptin > device.sharedMemPerBlock)
-      device.sharedMemPerBlock = device.sharedMemPerBlockOptin;
-    return true;
-  }();
-  (void)lifted;
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    static const bool lifted = [] {
+      cudaDeviceProp& device = Kokkos::Impl::CudaInternal::m_deviceProp;
+      if (device.sharedMemPerBlockOptin > device.sharedMemPerBlock)
+        device.sharedMemPerBlock = device.sharedMemPerBlockOptin;
+      return true;
+    }();
+    (void)lifted;
+  }
 #endif
-  return std::size_t(TeamPolicy::scratch_size_max(0));
+  return std::size_t(Kokkos::TeamPolicy<Space>::scratch_size_max(0));
 }
 
 template <class Policy, class Functor>

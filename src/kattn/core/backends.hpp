@@ -1,0 +1,45 @@
+// The Kokkos backends kattn's launch path is built for: KATTN_FOR_EACH_BACKEND(F) expands F(Space)
+// once for each of Serial, OpenMP, Cuda and HIP that this Kokkos enables, for the explicit
+// instantiations in the library's .cpp files (the templates stay out of the headers). A host
+// build holds Serial and OpenMP, the H100 build Serial and Cuda; the default ExecutionSpace is
+// one of them (checked below).
+#pragma once
+
+#include "kattn/core/execution_space.hpp"
+
+#include <type_traits>
+
+#if defined(KOKKOS_ENABLE_SERIAL)
+#define KATTN_ON_SERIAL(F) F(Kokkos::Serial)
+#else
+#define KATTN_ON_SERIAL(F)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+#define KATTN_ON_OPENMP(F) F(Kokkos::OpenMP)
+#else
+#define KATTN_ON_OPENMP(F)
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#define KATTN_ON_CUDA(F) F(Kokkos::Cuda)
+#else
+#define KATTN_ON_CUDA(F)
+#endif
+#if defined(KOKKOS_ENABLE_HIP)
+#define KATTN_ON_HIP(F) F(Kokkos::HIP)
+#else
+#define KATTN_ON_HIP(F)
+#endif
+
+#define KATTN_FOR_EACH_BACKEND(F) KATTN_ON_SERIAL(F) KATTN_ON_OPENMP(F) KATTN_ON_CUDA(F) KATTN_ON_HIP(F)
+
+namespace kattn::backends_detail {
+template <class Space>
+constexpr bool built_for() {
+  bool found = false;
+#define KATTN_MATCHES(S) found = found || std::is_same<Space, S>::value;
+  KATTN_FOR_EACH_BACKEND(KATTN_MATCHES)
+#undef KATTN_MATCHES
+  return found;
+}
+static_assert(built_for<ExecutionSpace>(), "KATTN_EXECUTION_SPACE must be Serial, OpenMP, Cuda or HIP");
+}  // namespace kattn::backends_detail
