@@ -1,6 +1,8 @@
 #include "kattn/attention.hpp"
 
 #include "kattn/batch/batch_metadata.hpp"
+#include "kattn/core/backends.hpp"
+#include "kattn/detail/launch/attention_on.hpp"
 #include "kattn/detail/launch/input_checks.hpp"
 #include "kattn/detail/launch/part_launch.hpp"
 
@@ -8,13 +10,16 @@
 
 namespace kattn {
 
-// The parts' launches of a plan and where their arrays sit in its workspace.
-struct AttentionPlan::Launches {
+// The parts' launches of a call on Space and where their arrays sit in its workspace.
+template <class Space>
+struct PlannedParts {
   std::optional<PartLaunch> decodes;  // the leading decodes, run apart
   std::optional<PartLaunch> main;     // the whole batch, or the sequences after the leading decodes
-  Workspace::Buffers buffers;
-  const SideInstance* side = nullptr;  // the workspace's, where the decodes run beside the rest
+  WorkspaceBuffers buffers;
+  const SideInstance<Space>* side = nullptr;  // the workspace's, where the decodes run beside the rest
 };
+
+struct AttentionPlan::Launches : PlannedParts<ExecutionSpace> {};
 
 namespace {
 
@@ -24,31 +29,12 @@ bool operator==(const Geometry& a, const Geometry& b) {
          a.num_seqs == b.num_seqs && a.max_blocks_per_seq == b.max_blocks_per_seq;
 }
 
-// The plan's launches on these inputs, to a launch target (run: eagerly; capture_run: a graph),
-// after the checks that let nothing be half-written.
-template <class Launches, class Q, class Cache, class Out>
-void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in,
-                 const AttentionOutput<Out>& out) {
-  const Geometry g = in.geometry();
-  if (!(g == plan.geometry()))
-    throw InvalidProblem("inputs", "their geometry differs from the one the plan was made for");
-  validate_inputs(in, out, g, false);
-  const AttentionPlan::Launches& parts = *plan.launches();
-  const auto args = make_kernel_args(in, plan.params(), out);
-  if (!parts.decodes) return launch_part(launches, args, g, *parts.main, parts.buffers);
-  // The two parts write other rows and other workspace arrays: the decodes (memory-bound) go
-  // first, beside the rest (compute-bound), whose teams fill the SMs around them.
-  auto decodes = launches.branch(*parts.side);
-  launch_part(decodes, args, g, *parts.decodes, parts.buffers);
-  launch_part(launches, args, g, *parts.main, parts.buffers);
-  launches.join(decodes, *parts.side);
-}
-
-}  // namespace
-
-template <class Q, class Cache>
-AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
-                             const BatchMetadata& batch, Workspace& workspace, const AttentionOptions& options) {
+// Plans the call on Space (shapes and parameters checked) and carves its parts' arrays out of
+// `workspace`.
+template <class Space, class Q, class Cache, class Memory>
+CallPlan plan_parts(PlannedParts<Space>& parts, const AttentionInputs<Q, Cache, Memory>& in,
+                    const AttentionParams& params, const BatchMetadata& batch, BasicWorkspace<Space>& workspace,
+                    const AttentionOptions& options) {
   const Geometry g = in.geometry();
   validate_geometry(g);
   validate_params(params);
@@ -58,24 +44,60 @@ AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const Attentio
                                       std::to_string(g.num_seqs) + " and " + std::to_string(g.num_tokens));
   BatchMetadata windowed = batch;
   windowed.apply_call_window(params, in.prefix_lens.extent(0) > 0);
-  const CallPlan call = plan_call(windowed, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
+  const CallPlan call = plan_call<Space>(windowed, g, sizeof(Cache), tensor_core_operands<Q, Cache>(), options);
   // The leading decodes (sequences = tokens [0, decodes)) and the rest, or the whole batch.
   const int decodes = call.main.decodes_apart;
-  auto launches = std::make_shared<AttentionPlan::Launches>();
-  Workspace::Layout layout;
+  WorkspaceLayout layout;
   if (call.decodes)
-    launches->decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, decodes, 0, decodes, g, layout);
-  launches->main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, g.num_seqs,
-                         decodes, g.num_tokens - decodes, g, layout);
-  launches->buffers = workspace.commit(layout);
-  if (launches->decodes) launches->side = &workspace.side();
-  return AttentionPlan(g, params, call, std::move(launches));
+    parts.decodes.emplace(*call.decodes, windowed.leading_decode_part(), 0, decodes, 0, decodes, g, layout);
+  parts.main.emplace(call.main, call.decodes ? windowed.after_leading_decodes() : windowed, decodes, g.num_seqs,
+                     decodes, g.num_tokens - decodes, g, layout);
+  parts.buffers = workspace.commit(layout);
+  if (parts.decodes) parts.side = &workspace.side();
+  return call;
+}
+
+// The parts' launches on checked inputs, to a launch target (run: eagerly; capture_run: a graph).
+template <class Launches, class Q, class Cache, class Out, class Memory>
+void launch_parts(Launches& launches, const PlannedParts<typename Launches::execution_space>& parts,
+                  const AttentionParams& params, const AttentionInputs<Q, Cache, Memory>& in,
+                  const AttentionOutput<Out, Memory>& out) {
+  const Geometry g = in.geometry();
+  const auto args = make_kernel_args(in, params, out);
+  if (!parts.decodes) return launch_part(launches, args, g, *parts.main, parts.buffers);
+  // The two parts write other rows and other workspace arrays: the decodes (memory-bound) go
+  // first, beside the rest (compute-bound), whose teams fill the SMs around them.
+  auto decodes = launches.branch(*parts.side);
+  launch_part(decodes, args, g, *parts.decodes, parts.buffers);
+  launch_part(launches, args, g, *parts.main, parts.buffers);
+  launches.join(decodes, *parts.side);
+}
+
+// A plan's launches on these inputs, after the checks that let nothing be half-written.
+template <class Launches, class Q, class Cache, class Out>
+void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in,
+                 const AttentionOutput<Out>& out) {
+  const Geometry g = in.geometry();
+  if (!(g == plan.geometry()))
+    throw InvalidProblem("inputs", "their geometry differs from the one the plan was made for");
+  validate_inputs(in, out, g, false);
+  launch_parts(launches, *plan.launches(), plan.params(), in, out);
+}
+
+}  // namespace
+
+template <class Q, class Cache>
+AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
+                             const BatchMetadata& batch, Workspace& workspace, const AttentionOptions& options) {
+  auto launches = std::make_shared<AttentionPlan::Launches>();
+  const CallPlan call = plan_parts(*launches, in, params, batch, workspace, options);
+  return AttentionPlan(in.geometry(), params, call, std::move(launches));
 }
 
 template <class Q, class Cache, class Out>
 void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out,
          const std::optional<ExecutionSpace>& space) {
-  EagerLaunches launches{space.value_or(ExecutionSpace())};
+  EagerLaunches<ExecutionSpace> launches{space.value_or(ExecutionSpace())};
   launch_plan(launches, plan, in, out);
 }
 
@@ -84,20 +106,20 @@ AttentionGraph capture_run(const AttentionPlan& plan, const AttentionInputs<Q, C
                            const AttentionOutput<Out>& out, const std::optional<ExecutionSpace>& space) {
   const ExecutionSpace exec = space.value_or(ExecutionSpace());
   auto graph = Kokkos::Experimental::create_graph(exec, [&](const auto& root) {
-    GraphLaunches launches{exec, root};
+    GraphLaunches<ExecutionSpace> launches{exec, root};
     launch_plan(launches, plan, in, out);
   });
   return AttentionGraph(plan, std::make_shared<const Kokkos::Experimental::Graph<ExecutionSpace>>(std::move(graph)));
 }
 
-template <class Q, class Cache, class Out>
-LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
-                     const AttentionOutput<Out>& out, const AttentionOptions& options) {
+template <class Space, class Q, class Cache, class Out>
+LaunchPlan attention_on(const Space& space, const AttentionInputs<Q, Cache, typename Space::memory_space>& in,
+                        const AttentionParams& params, const AttentionOutput<Out, typename Space::memory_space>& out,
+                        BasicWorkspace<Space>& workspace, const AttentionOptions& options) {
   const Geometry g = in.geometry();
   validate_inputs(in, out, g, options.check_values);
   validate_params(params);
 
-  const ExecutionSpace space = options.space.value_or(ExecutionSpace());
   BatchMetadata batch;
   if (options.check_values) {  // the index tensors are small; their host copies serve validation and planning
     const auto block_table = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), in.block_table);
@@ -111,10 +133,18 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   } else {
     batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   }
-  const AttentionPlan plan =
-      plan_attention(in, params, batch, options.workspace ? *options.workspace : Workspace::instance(), options);
-  run(plan, in, out, space);
-  return plan.call().main;
+  PlannedParts<Space> parts;
+  const CallPlan call = plan_parts(parts, in, params, batch, workspace, options);
+  EagerLaunches<Space> launches{space};
+  launch_parts(launches, parts, params, in, out);
+  return call.main;
+}
+
+template <class Q, class Cache, class Out>
+LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
+                     const AttentionOutput<Out>& out, const AttentionOptions& options) {
+  return attention_on(options.space.value_or(ExecutionSpace()), in, params, out,
+                      options.workspace ? *options.workspace : Workspace::instance(), options);
 }
 
 // The storage combinations kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the
@@ -139,5 +169,21 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
 KATTN_INSTANTIATE_Q(float)
 KATTN_INSTANTIATE_Q(fp16_t)
 KATTN_INSTANTIATE_Q(bf16_t)
+
+// attention_on for every backend of the build and every storage combination.
+#define KATTN_INSTANTIATE_ON(Space, Q, Cache, Out)                                                 \
+  template LaunchPlan attention_on<Space, Q, Cache, Out>(                                          \
+      const Space&, const AttentionInputs<Q, Cache, Space::memory_space>&, const AttentionParams&, \
+      const AttentionOutput<Out, Space::memory_space>&, BasicWorkspace<Space>&, const AttentionOptions&);
+#define KATTN_INSTANTIATE_ON_Q(Space, Q)        \
+  KATTN_INSTANTIATE_ON(Space, Q, Q, Q)          \
+  KATTN_INSTANTIATE_ON(Space, Q, Q, fp8_e4m3_t) \
+  KATTN_INSTANTIATE_ON(Space, Q, fp8_e4m3_t, Q) \
+  KATTN_INSTANTIATE_ON(Space, Q, fp8_e4m3_t, fp8_e4m3_t)
+#define KATTN_INSTANTIATE_ON_SPACE(Space) \
+  KATTN_INSTANTIATE_ON_Q(Space, float)    \
+  KATTN_INSTANTIATE_ON_Q(Space, fp16_t)   \
+  KATTN_INSTANTIATE_ON_Q(Space, bf16_t)
+KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE_ON_SPACE)
 
 }  // namespace kattn

@@ -1,32 +1,36 @@
 #include "kattn/workspace.hpp"
 
+#include "kattn/core/backends.hpp"
+
 #include <string>
 
 namespace kattn {
 
-Workspace& Workspace::instance() {
-  static Workspace* workspace = [] {
-    auto* created = new Workspace();
+template <class Space>
+BasicWorkspace<Space>& BasicWorkspace<Space>::instance() {
+  static BasicWorkspace* workspace = [] {
+    auto* created = new BasicWorkspace();
     Kokkos::push_finalize_hook([created] { created->release(); });
     return created;
   }();
   return *workspace;
 }
 
-std::size_t Workspace::Layout::reserve(std::size_t count, std::size_t element_bytes) {
+std::size_t WorkspaceLayout::reserve(std::size_t count, std::size_t element_bytes) {
   constexpr std::size_t kAlignment = 256;  // every array starts on a fresh cache-line group
   const std::size_t offset = bytes_;
   bytes_ += (count * element_bytes + kAlignment - 1) / kAlignment * kAlignment;
   return offset;
 }
 
-std::size_t Workspace::Layout::reserve_counters(std::size_t count) {
+std::size_t WorkspaceLayout::reserve_counters(std::size_t count) {
   const std::size_t first = counters_;
   counters_ += count;
   return first;
 }
 
-Workspace::Buffers Workspace::commit(const Layout& layout) {
+template <class Space>
+WorkspaceBuffers BasicWorkspace<Space>::commit(const WorkspaceLayout& layout) {
   if (buffer_.extent(0) < layout.bytes() || counters_.extent(0) < layout.counters())
     Kokkos::fence();  // kernels of earlier calls, on any instance, may still use the old buffers
   if (buffer_.extent(0) < layout.bytes())
@@ -37,9 +41,14 @@ Workspace::Buffers Workspace::commit(const Layout& layout) {
   return {buffer_.data(), counters_.data()};
 }
 
-const SideInstance& Workspace::side() {
-  if (!side_) side_ = std::make_shared<const SideInstance>(ExecutionSpace());
+template <class Space>
+const SideInstance<Space>& BasicWorkspace<Space>::side() {
+  if (!side_) side_ = std::make_shared<const SideInstance<Space>>(Space());
   return *side_;
 }
+
+#define KATTN_INSTANTIATE(Space) template class BasicWorkspace<Space>;
+KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE)
+#undef KATTN_INSTANTIATE
 
 }  // namespace kattn

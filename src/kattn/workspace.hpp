@@ -4,7 +4,8 @@
 // instance() is the one attention() calls share unless AttentionOptions::workspace names another,
 // released at Kokkos::finalize, so those calls must come from one host thread, in order. A plan
 // that grows a workspace frees the old buffer, which waits for running kernels; the plans made on
-// it before are then stale, and so are their graphs.
+// it before are then stale, and so are their graphs. BasicWorkspace<Space> keeps its buffers in
+// Space's memory (built for every backend: core/backends.hpp); Workspace is the default space's.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
@@ -16,33 +17,36 @@
 
 namespace kattn {
 
-class Workspace {
+// Carves consecutive arrays out of a workspace's buffer: reserve() all of them first, then
+// commit() makes the buffer at least that large and gives its address. Counters (int32, zero
+// before and after every call: the kernels that count put them back) come from a second buffer
+// that only counters ever use.
+class WorkspaceLayout {
  public:
-  static Workspace& instance();
+  std::size_t reserve(std::size_t count, std::size_t element_bytes);  // returns the array's offset
+  std::size_t reserve_counters(std::size_t count);                    // returns the first counter's index
+  std::size_t bytes() const { return bytes_; }
+  std::size_t counters() const { return counters_; }
 
-  // Carves consecutive arrays out of one buffer: reserve() all of them first, then commit()
-  // makes the buffer at least that large and at() gives each array's address. Counters (int32,
-  // zero before and after every call: the kernels that count put them back) come from a second
-  // buffer that only counters ever use.
-  class Layout {
-   public:
-    std::size_t reserve(std::size_t count, std::size_t element_bytes);  // returns the array's offset
-    std::size_t reserve_counters(std::size_t count);                    // returns the first counter's index
-    std::size_t bytes() const { return bytes_; }
-    std::size_t counters() const { return counters_; }
+ private:
+  std::size_t bytes_ = 0;
+  std::size_t counters_ = 0;
+};
 
-   private:
-    std::size_t bytes_ = 0;
-    std::size_t counters_ = 0;
-  };
-  struct Buffers {
-    char* base = nullptr;
-    std::int32_t* counters = nullptr;
-  };
-  Buffers commit(const Layout& layout);
+struct WorkspaceBuffers {
+  char* base = nullptr;
+  std::int32_t* counters = nullptr;
+};
+
+template <class Space>
+class BasicWorkspace {
+ public:
+  static BasicWorkspace& instance();
+
+  WorkspaceBuffers commit(const WorkspaceLayout& layout);
 
   // The instance a plan's parts that may run at once use beside the caller's (made on first use).
-  const SideInstance& side();
+  const SideInstance<Space>& side();
 
   // Frees the buffers: a workspace that may outlive Kokkos must be released before Kokkos::finalize.
   void release() {
@@ -52,9 +56,11 @@ class Workspace {
   }
 
  private:
-  Kokkos::View<char*, MemorySpace> buffer_;
-  Kokkos::View<std::int32_t*, MemorySpace> counters_;
-  std::shared_ptr<const SideInstance> side_;
+  Kokkos::View<char*, typename Space::memory_space> buffer_;
+  Kokkos::View<std::int32_t*, typename Space::memory_space> counters_;
+  std::shared_ptr<const SideInstance<Space>> side_;
 };
+
+using Workspace = BasicWorkspace<ExecutionSpace>;
 
 }  // namespace kattn

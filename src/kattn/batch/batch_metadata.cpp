@@ -1,5 +1,6 @@
 #include "kattn/batch/batch_metadata.hpp"
 
+#include "kattn/core/backends.hpp"
 #include "kattn/core/compat.hpp"
 
 #include <algorithm>
@@ -33,10 +34,11 @@ BatchMetadata from_features(SequenceFeatures features, int num_seqs) {
   return BatchMetadata(features.decodes, features.others, leading);
 }
 
+template <class Memory>
 struct FeatureReduction {
   using value_type = SequenceFeatures;
-  IndexVector cu_seqlens_q;
-  IndexVector seq_lens;
+  IndexVector<Memory> cu_seqlens_q;
+  IndexVector<Memory> seq_lens;
   int num_seqs;
 
   KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {SequenceTotals{}, SequenceTotals{}, num_seqs}; }
@@ -84,12 +86,13 @@ BatchMetadata BatchMetadata::after_leading_decodes() const {
   return part;
 }
 
-BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
-                                     const IndexVector& seq_lens) {
+template <class Space>
+BatchMetadata compute_batch_metadata(const Space& space, const IndexVector<typename Space::memory_space>& cu_seqlens_q,
+                                     const IndexVector<typename Space::memory_space>& seq_lens) {
   const int num_seqs = int(seq_lens.extent(0));
   SequenceFeatures features{};  // one reduction, one round trip
-  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<ExecutionSpace>(space, 0, num_seqs),
-                          FeatureReduction{cu_seqlens_q, seq_lens, num_seqs}, features);
+  Kokkos::parallel_reduce("kattn::batch_features", Kokkos::RangePolicy<Space>(space, 0, num_seqs),
+                          FeatureReduction<typename Space::memory_space>{cu_seqlens_q, seq_lens, num_seqs}, features);
   return from_features(features, num_seqs);
 }
 
@@ -104,12 +107,23 @@ BatchMetadata bounded_batch_metadata(int num_seqs, int num_tokens, int max_query
   return max_query_len <= 1 ? BatchMetadata(all, SequenceTotals{}, num_seqs) : BatchMetadata(SequenceTotals{}, all, 0);
 }
 
-BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
-                                  const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm) {
+template <class Space>
+BatchMetadata call_batch_metadata(const Space& space, const IndexVector<typename Space::memory_space>& cu_seqlens_q,
+                                  const IndexVector<typename Space::memory_space>& seq_lens,
+                                  const AttentionParams& params, bool prefix_lm) {
   BatchMetadata batch = compute_batch_metadata(space, cu_seqlens_q, seq_lens);
   batch.apply_call_window(params, prefix_lm);
   return batch;
 }
+
+#define KATTN_INSTANTIATE(Space)                                                                                     \
+  template BatchMetadata compute_batch_metadata<Space>(const Space&, const IndexVector<Space::memory_space>&,        \
+                                                       const IndexVector<Space::memory_space>&);                     \
+  template BatchMetadata call_batch_metadata<Space>(const Space&, const IndexVector<Space::memory_space>&,           \
+                                                    const IndexVector<Space::memory_space>&, const AttentionParams&, \
+                                                    bool);
+KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE)
+#undef KATTN_INSTANTIATE
 
 int max_q_blocks(const BatchMetadata& batch, int block_q) {
   const std::int64_t by_tokens =

@@ -9,7 +9,8 @@
 
 namespace kattn {
 
-using IndexVector = Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, MemorySpace>;
+template <class Memory = MemorySpace>
+using IndexVector = Kokkos::View<const std::int32_t*, Kokkos::LayoutRight, Memory>;
 
 // Sums and maxima over a set of sequences.
 struct SequenceTotals {
@@ -79,13 +80,17 @@ BatchMetadata host_batch_metadata(const std::int32_t* cu_seqlens_q, const std::i
 // max_seqlen_k): every sequence at the longest length; all decodes when max_query_len is 1.
 BatchMetadata bounded_batch_metadata(int num_seqs, int num_tokens, int max_query_len, int max_seq_len);
 
-// One device reduction over the sequences on `space` and one small copy back.
-BatchMetadata compute_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
-                                     const IndexVector& seq_lens);
+// One device reduction over the sequences on `space` and one small copy back (built for every
+// backend: core/backends.hpp).
+template <class Space>
+BatchMetadata compute_batch_metadata(const Space& space, const IndexVector<typename Space::memory_space>& cu_seqlens_q,
+                                     const IndexVector<typename Space::memory_space>& seq_lens);
 
 // compute_batch_metadata for a call with these parameters (apply_call_window).
-BatchMetadata call_batch_metadata(const ExecutionSpace& space, const IndexVector& cu_seqlens_q,
-                                  const IndexVector& seq_lens, const AttentionParams& params, bool prefix_lm);
+template <class Space>
+BatchMetadata call_batch_metadata(const Space& space, const IndexVector<typename Space::memory_space>& cu_seqlens_q,
+                                  const IndexVector<typename Space::memory_space>& seq_lens,
+                                  const AttentionParams& params, bool prefix_lm);
 
 // At most how many Q blocks of block_q tokens a batch within these bounds has: the grid of a
 // Q-block launch, whose teams past the real count return at once.

@@ -126,52 +126,47 @@ class RelaxedCaptureMode {
 // batch's leading decodes, memory-bound, beside its prefills, compute-bound): fork(main) returns
 // the instance to launch on, which first waits for the work enqueued on `main` so far; join(main)
 // makes `main` wait for what was launched on it since. Waits are events on the device: no host
-// fence, and a stream capture records them as its fork and join. Host spaces run both parts on
-// `main`, in order. One per workspace: calls that share it are ordered anyway.
+// fence, and a stream capture records them as its fork and join. Host spaces (Serial beside CUDA
+// too) run both parts on `main`, in order. One per workspace: calls that share it are ordered anyway.
+template <class Space, bool OnDevice = device_backend<Space>()>
 class SideInstance {
  public:
-  explicit SideInstance(const ExecutionSpace& main) {
+  explicit SideInstance(const Space&) {}
+  Space fork(const Space& main) const { return main; }
+  void join(const Space&) const {}
+};
+
 #ifdef KATTN_GPU_RUNTIME
+template <class Space>
+class SideInstance<Space, true> {
+ public:
+  explicit SideInstance(const Space& main) {
     space_ = Kokkos::Experimental::partition_space(main, 1).front();
     KATTN_GPU_RUNTIME(EventCreateWithFlags)(&forked_, KATTN_GPU_RUNTIME(EventDisableTiming));
     KATTN_GPU_RUNTIME(EventCreateWithFlags)(&joined_, KATTN_GPU_RUNTIME(EventDisableTiming));
-#else
-    (void)main;
-#endif
   }
   ~SideInstance() {
-#ifdef KATTN_GPU_RUNTIME
     KATTN_GPU_RUNTIME(EventDestroy)(forked_);
     KATTN_GPU_RUNTIME(EventDestroy)(joined_);
-#endif
   }
   SideInstance(const SideInstance&) = delete;
   SideInstance& operator=(const SideInstance&) = delete;
 
-  ExecutionSpace fork(const ExecutionSpace& main) const {
-#ifdef KATTN_GPU_RUNTIME
+  Space fork(const Space& main) const {
     KATTN_GPU_RUNTIME(EventRecord)(forked_, KATTN_GPU_STREAM(main));
     KATTN_GPU_RUNTIME(StreamWaitEvent)(KATTN_GPU_STREAM(space_), forked_, 0);
     return space_;
-#else
-    return main;
-#endif
   }
-  void join(const ExecutionSpace& main) const {
-#ifdef KATTN_GPU_RUNTIME
+  void join(const Space& main) const {
     KATTN_GPU_RUNTIME(EventRecord)(joined_, KATTN_GPU_STREAM(space_));
     KATTN_GPU_RUNTIME(StreamWaitEvent)(KATTN_GPU_STREAM(main), joined_, 0);
-#else
-    (void)main;
-#endif
   }
 
-#ifdef KATTN_GPU_RUNTIME
  private:
-  ExecutionSpace space_;
+  Space space_;
   KATTN_GPU_RUNTIME(Event_t) forked_{}, joined_{};
-#endif
 };
+#endif
 
 // Device time between two points of an instance's stream, from events (CUDA, HIP): what the
 // kernels enqueued between start() and stop_us() took on the device, without the host's part. Host

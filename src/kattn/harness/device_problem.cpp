@@ -1,5 +1,7 @@
 #include "kattn/harness/device_problem.hpp"
 
+#include "kattn/core/backends.hpp"
+
 namespace kattn {
 namespace detail {  // named, not anonymous: CUDA extended lambdas need an externally visible parent
 
@@ -37,38 +39,37 @@ DeviceView fill_hashed(DeviceView device, std::uint64_t seed) {
   return device;
 }
 
-template <class Q, class Cache, class Out>
-DeviceProblem<Q, Cache, Out> allocate_with_index(const HostProblem& p) {
+template <class Q, class Cache, class Out, class Memory = MemorySpace>
+DeviceProblem<Q, Cache, Out, Memory> allocate_with_index(const HostProblem& p) {
   const Geometry& g = p.geometry;
-  DeviceProblem<Q, Cache, Out> d;
+  DeviceProblem<Q, Cache, Out, Memory> d;
   d.params = p.params;
-  d.inputs.block_table = upload(Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace>(
-                                    "kattn::block_table", g.num_seqs, g.max_blocks_per_seq),
-                                p.block_table);
-  d.inputs.cu_seqlens_q =
-      upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::cu_seqlens_q", g.num_seqs + 1),
-             p.cu_seqlens_q);
+  d.inputs.block_table = upload(
+      Kokkos::View<std::int32_t**, Kokkos::LayoutRight, Memory>("kattn::block_table", g.num_seqs, g.max_blocks_per_seq),
+      p.block_table);
+  d.inputs.cu_seqlens_q = upload(
+      Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Memory>("kattn::cu_seqlens_q", g.num_seqs + 1), p.cu_seqlens_q);
   d.inputs.seq_lens =
-      upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::seq_lens", g.num_seqs), p.seq_lens);
-  d.out = AttentionOutput<Out>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
-  using Floats = Kokkos::View<float*, Kokkos::LayoutRight, MemorySpace>;
+      upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Memory>("kattn::seq_lens", g.num_seqs), p.seq_lens);
+  d.out = AttentionOutput<Out, Memory>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
+  using Floats = Kokkos::View<float*, Kokkos::LayoutRight, Memory>;
   if (!p.alibi_slopes.empty())
     d.inputs.alibi_slopes = upload(Floats("kattn::alibi_slopes", g.num_q_heads), p.alibi_slopes);
   if (!p.sinks.empty()) d.inputs.sinks = upload(Floats("kattn::sinks", g.num_q_heads), p.sinks);
   if (!p.prefix_lens.empty())
     d.inputs.prefix_lens = upload(
-        Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace>("kattn::prefix_lens", g.num_seqs), p.prefix_lens);
+        Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Memory>("kattn::prefix_lens", g.num_seqs), p.prefix_lens);
   if (!p.qq_bias.empty())
-    d.inputs.qq_bias = upload(
-        Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace>("kattn::qq_bias", p.qq_bias_size, p.qq_bias_size),
-        p.qq_bias);
+    d.inputs.qq_bias =
+        upload(Kokkos::View<float**, Kokkos::LayoutRight, Memory>("kattn::qq_bias", p.qq_bias_size, p.qq_bias_size),
+               p.qq_bias);
   return d;
 }
 
-template <class Storage>
-using Tokens = Kokkos::View<Storage***, Kokkos::LayoutRight, MemorySpace>;
-template <class Storage>
-using CacheView = Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace>;
+template <class Storage, class Memory = MemorySpace>
+using Tokens = Kokkos::View<Storage***, Kokkos::LayoutRight, Memory>;
+template <class Storage, class Memory = MemorySpace>
+using CacheView = Kokkos::View<Storage****, Kokkos::LayoutRight, Memory>;
 
 }  // namespace detail
 
@@ -81,15 +82,16 @@ BatchMetadata problem_batch_metadata(const HostProblem& p) {
   return call_batch_metadata(ExecutionSpace(), cu_seqlens_q, seq_lens, p.params, !p.prefix_lens.empty());
 }
 
-template <class Q, class Cache, class Out>
-DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& p) {
+template <class Q, class Cache, class Out, class Space>
+DeviceProblem<Q, Cache, Out, typename Space::memory_space> upload_problem(const HostProblem& p) {
+  using Memory = typename Space::memory_space;
   const Geometry& g = p.geometry;
-  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(p);
-  d.inputs.q = upload(Tokens<Q>("kattn::q", g.num_tokens, g.num_q_heads, g.head_size), p.q);
-  d.inputs.k_cache =
-      upload(CacheView<Cache>("kattn::k_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.k_cache);
-  d.inputs.v_cache =
-      upload(CacheView<Cache>("kattn::v_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.v_cache);
+  DeviceProblem<Q, Cache, Out, Memory> d = allocate_with_index<Q, Cache, Out, Memory>(p);
+  d.inputs.q = upload(Tokens<Q, Memory>("kattn::q", g.num_tokens, g.num_q_heads, g.head_size), p.q);
+  d.inputs.k_cache = upload(
+      CacheView<Cache, Memory>("kattn::k_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.k_cache);
+  d.inputs.v_cache = upload(
+      CacheView<Cache, Memory>("kattn::v_cache", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), p.v_cache);
   return d;
 }
 
@@ -119,8 +121,9 @@ DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const
   return d;
 }
 
+#define KATTN_INSTANTIATE_UPLOAD(Space, Q, Cache, Out) \
+  template DeviceProblem<Q, Cache, Out, Space::memory_space> upload_problem<Q, Cache, Out, Space>(const HostProblem&);
 #define KATTN_INSTANTIATE(Q, Cache, Out)                                                                      \
-  template DeviceProblem<Q, Cache, Out> upload_problem<Q, Cache, Out>(const HostProblem&);                    \
   template DeviceProblem<Q, Cache, Out> synthesize_problem<Q, Cache, Out>(const HostProblem&, std::uint64_t); \
   template DeviceProblem<Q, Cache, Out> synthesize_queries<Q, Cache, Out>(                                    \
       const HostProblem&, const AttentionInputs<Q, Cache>&, std::uint64_t);
@@ -132,5 +135,16 @@ DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const
 KATTN_INSTANTIATE_Q(float)
 KATTN_INSTANTIATE_Q(fp16_t)
 KATTN_INSTANTIATE_Q(bf16_t)
+
+#define KATTN_INSTANTIATE_UPLOAD_Q(Space, Q)        \
+  KATTN_INSTANTIATE_UPLOAD(Space, Q, Q, Q)          \
+  KATTN_INSTANTIATE_UPLOAD(Space, Q, Q, fp8_e4m3_t) \
+  KATTN_INSTANTIATE_UPLOAD(Space, Q, fp8_e4m3_t, Q) \
+  KATTN_INSTANTIATE_UPLOAD(Space, Q, fp8_e4m3_t, fp8_e4m3_t)
+#define KATTN_INSTANTIATE_UPLOAD_SPACE(Space) \
+  KATTN_INSTANTIATE_UPLOAD_Q(Space, float)    \
+  KATTN_INSTANTIATE_UPLOAD_Q(Space, fp16_t)   \
+  KATTN_INSTANTIATE_UPLOAD_Q(Space, bf16_t)
+KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE_UPLOAD_SPACE)
 
 }  // namespace kattn

@@ -11,17 +11,17 @@
 
 namespace kattn {
 
-template <class Q, class Cache, class Out>
+template <class Q, class Cache, class Out, class Memory = MemorySpace>
 struct DeviceProblem {
-  AttentionInputs<Q, Cache> inputs;
-  AttentionOutput<Out> out;
+  AttentionInputs<Q, Cache, Memory> inputs;
+  AttentionOutput<Out, Memory> out;
   AttentionParams params;
 };
 
-// Copies a validated host problem to the device, converting values to the storage types (which
-// must be the problem's: see dispatch_storage).
-template <class Q, class Cache, class Out>
-DeviceProblem<Q, Cache, Out> upload_problem(const HostProblem& problem);
+// Copies a validated host problem to Space's memory (built for every backend: core/backends.hpp),
+// converting values to the storage types (which must be the problem's: see dispatch_storage).
+template <class Q, class Cache, class Out, class Space = ExecutionSpace>
+DeviceProblem<Q, Cache, Out, typename Space::memory_space> upload_problem(const HostProblem& problem);
 
 // Copies only the index tensors of `layout` (its q/k/v may be empty) and fills q, K and V on the
 // device with deterministic pseudo-random values in [-1, 1): for benchmarks whose caches would be
@@ -37,8 +37,8 @@ DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const
                                                 std::uint64_t seed);
 
 // out's values as float, [num_tokens, num_q_heads, head_size] (waits for the kernels writing it).
-template <class Out>
-std::vector<float> download_out(const AttentionOutput<Out>& out) {
+template <class Out, class Memory>
+std::vector<float> download_out(const AttentionOutput<Out, Memory>& out) {
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   std::vector<float> values(host.span());
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = to_float(host.data()[i]);

@@ -1,8 +1,10 @@
-// Runs a HostProblem through kattn::attention on the default execution space: uploads the
-// tensors in the problem's dtype, runs, and returns out [num_tokens, num_q_heads, head_size] as
-// float (values exact in the dtype).
+// Runs a HostProblem through kattn::attention on Space (default: the default execution space;
+// built for every backend, core/backends.hpp, on its default instance and shared workspace):
+// uploads the tensors in the problem's dtype, runs, and returns out [num_tokens, num_q_heads,
+// head_size] as float (values exact in the dtype).
 #pragma once
 
+#include "kattn/core/execution_space.hpp"
 #include "kattn/problem/host_problem.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 
@@ -15,6 +17,7 @@ struct ProblemRun {
   LaunchPlan plan;
 };
 
+template <class Space = ExecutionSpace>
 ProblemRun run_problem(const HostProblem& problem, const AttentionOptions& options = {});
 
 }  // namespace kattn

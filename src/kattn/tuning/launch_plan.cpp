@@ -1,5 +1,6 @@
 #include "kattn/tuning/launch_plan.hpp"
 
+#include "kattn/core/backends.hpp"
 #include "kattn/core/error.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
@@ -51,30 +52,33 @@ namespace {
 
 // Stands in for the kernels when asking Kokkos how large a team may be; exact on host backends,
 // an upper bound on GPUs (where the kernels' register use may lower it).
+template <class Space>
 struct TeamSizeProbe {
-  KOKKOS_INLINE_FUNCTION void operator()(const Kokkos::TeamPolicy<ExecutionSpace>::member_type&) const {}
+  KOKKOS_INLINE_FUNCTION void operator()(const typename Kokkos::TeamPolicy<Space>::member_type&) const {}
 };
 
-// Used where no table ships for the build's architecture, or with AttentionOptions::untuned.
+// Used where no table ships for the backend's architecture, or with AttentionOptions::untuned.
+template <class Space>
 LaunchPlan untuned_defaults() {
   LaunchPlan plan;
   plan.variant = Variant::qblock;
   plan.tile_size = 16;
   plan.block_m = 16;
-  plan.team_size = host_backend() ? 1 : 4;
-  plan.vector_length = host_backend() ? 1 : tensor_core_lanes();
+  plan.team_size = host_backend<Space>() ? 1 : 4;
+  plan.vector_length = host_backend<Space>() ? 1 : tensor_core_lanes();
   plan.source = "defaults";
   return plan;
 }
 
 }  // namespace
 
+template <class Space>
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options) {
   const TuningTable* table = options.untuned        ? nullptr
                              : options.tuning_table ? options.tuning_table
-                                                    : TuningTable::builtin(build_arch());
-  LaunchPlan plan = table ? table->evaluate(batch, g) : untuned_defaults();
+                                                    : TuningTable::builtin(kernels_arch<Space>());
+  LaunchPlan plan = table ? table->evaluate(batch, g) : untuned_defaults<Space>();
   if (options.variant) plan.variant = *options.variant;
   if (options.tile_size) plan.tile_size = *options.tile_size;
   if (options.block_m) plan.block_m = *options.block_m;
@@ -85,18 +89,20 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   if (options.split_decodes) plan.split_decodes = *options.split_decodes;
 
   // Fit the plan to the kernels, the batch and the backend.
-  using Policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using Policy = Kokkos::TeamPolicy<Space>;
   plan.vector_length = std::clamp(plan.vector_length, 1, Policy::vector_length_max());
-  plan.team_size = std::clamp(
-      plan.team_size, 1, Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+  plan.team_size =
+      std::clamp(plan.team_size, 1,
+                 Policy(1, 1, plan.vector_length).team_size_max(TeamSizeProbe<Space>{}, Kokkos::ParallelForTag()));
   if (!is_segmented(plan.variant)) plan.num_segments = 1;
   plan.num_segments = std::max(plan.num_segments, 1);
   const int q_per_kv = g.queries_per_kv();
   plan.block_m = plan.block_q(q_per_kv) * q_per_kv;
-  const std::size_t scratch_limit = kokkos_team_scratch_max();
+  const std::size_t scratch_limit = kokkos_team_scratch_max<Space>();
   // A tensor-core product needs whole warps (wavefronts): one Kokkos thread of that many lanes.
-  plan.tensor_cores = tensor_core_operands && tensor_cores_available() && plan.vector_length == tensor_core_lanes() &&
-                      plan.variant != Variant::baseline && plan.variant != Variant::split_kv;
+  plan.tensor_cores = tensor_core_operands && tensor_cores_available<Space>() &&
+                      plan.vector_length == tensor_core_lanes() && plan.variant != Variant::baseline &&
+                      plan.variant != Variant::split_kv;
   if (plan.variant == Variant::split_kv) {
     if (g.head_size > kSplitKvMaxHead)
       throw NotSupported("split_kv variant with head size " + std::to_string(g.head_size) + " (at most " +
@@ -106,8 +112,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
     // Tensor cores where the register rows take the head: teams of up to kSplitKvMmaMaxWarps warps
     // (team_size), each with its own ring; fewer warps, then shorter partitions, where they do not fit.
-    plan.register_rows =
-        tensor_core_operands && register_rows_available() && g.head_size % 16 == 0 && g.head_size <= kFragmentMaxHead;
+    plan.register_rows = tensor_core_operands && register_rows_available<Space>() && g.head_size % 16 == 0 &&
+                         g.head_size <= kFragmentMaxHead;
     if (plan.register_rows && fit_split_kv_rings(plan, g, max_keys, element_bytes, scratch_limit)) {
       plan.tensor_cores = true;
       plan.vector_length = tensor_core_lanes();
@@ -117,10 +123,10 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.register_rows = false;
     // A lane holds kLaneElements of a row and the lanes cover it (host backends: one lane, the row).
     int lanes = 1;
-    while (!host_backend() && lanes < lanes_for(g.head_size)) lanes *= 2;
+    while (!host_backend<Space>() && lanes < lanes_for(g.head_size)) lanes *= 2;
     plan.vector_length = lanes;
-    plan.team_size =
-        std::clamp(plan.team_size, 1, Policy(1, 1, lanes).team_size_max(TeamSizeProbe{}, Kokkos::ParallelForTag()));
+    plan.team_size = std::clamp(plan.team_size, 1,
+                                Policy(1, 1, lanes).team_size_max(TeamSizeProbe<Space>{}, Kokkos::ParallelForTag()));
     plan.block_m = std::min(q_per_kv, kSplitKvMaxRows);
     const auto shape = [&] {
       plan.num_segments = (max_keys + plan.tile_size - 1) / plan.tile_size;
@@ -136,7 +142,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     if (baseline_scratch_bytes(plan.tile_size, g.head_size) > scratch_limit)
       throw NotSupported("baseline variant with block_size " + std::to_string(g.block_size) +
                          ": its tile does not fit in team scratch; use a Q-block variant");
-  } else if (plan.tensor_cores && register_rows_available() && g.head_size % 16 == 0 &&
+  } else if (plan.tensor_cores && register_rows_available<Space>() && g.head_size % 16 == 0 &&
              g.head_size <= kFragmentMaxHead &&
              q_per_kv <= kFragmentRows * std::min(plan.team_size, kFragmentMaxWarps)) {
     // Rows in registers (QBlockMmaKernel): a warp per 16 rows, at most kFragmentMaxWarps, tiles of
@@ -145,7 +151,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // On sm_90a at head 128 its products are the warpgroup's (wgmma), which take all 4 warps, and
     // its double-buffered tiles (103 KB) lie past Kokkos 4.6's cap (core/team_scratch_cap.hpp).
     plan.register_rows = true;
-    plan.warpgroup_products = warpgroup_mma_available() && g.head_size == kWarpgroupHead;
+    plan.warpgroup_products = warpgroup_mma_available<Space>() && g.head_size == kWarpgroupHead;
     // The warpgroup products double-buffer their tiles and overlap with the softmax wherever the
     // team scratch takes it (H100, 2026-11-26: 0.87-0.92x of the single-buffered kernel's time on
     // items of 256 keys and more, equal on 64).
@@ -155,7 +161,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {
     plan.tile_size = std::max(plan.tile_size, 1);
-    const std::size_t tile_element_bytes = qblock_tile_element_bytes(element_bytes);
+    const std::size_t tile_element_bytes = qblock_tile_element_bytes<Space>(element_bytes);
     const auto fits = [&] {
       return qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, tile_element_bytes) <= scratch_limit;
     };
@@ -167,7 +173,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
                          " query heads per KV head does not fit in team scratch");
   }
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
-    plan.grid_teams = std::max(1, ExecutionSpace().concurrency() / (plan.team_size * plan.vector_length));
+    plan.grid_teams = std::max(1, Space().concurrency() / (plan.team_size * plan.vector_length));
   return plan;
 }
 
@@ -189,14 +195,15 @@ bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::
   return rings_fit();
 }
 
+template <class Space>
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
                    const AttentionOptions& options) {
   if (!batch.decodes_lead() || options.variant)
-    return {plan_launch(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
-  LaunchPlan whole = plan_launch(batch, g, element_bytes, tensor_core_operands, options);
+    return {plan_launch<Space>(batch, g, element_bytes, tensor_core_operands, options), std::nullopt};
+  LaunchPlan whole = plan_launch<Space>(batch, g, element_bytes, tensor_core_operands, options);
   if (whole.split_decodes) {
-    CallPlan split{plan_launch(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
-                   plan_launch(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
+    CallPlan split{plan_launch<Space>(batch.after_leading_decodes(), g, element_bytes, tensor_core_operands, options),
+                   plan_launch<Space>(batch.leading_decode_part(), g, element_bytes, tensor_core_operands, options)};
     // The parts launch on disjoint sequences (split_kv by token, the Q-block variants by the Q blocks
     // of their sequences); the baseline covers the whole batch, and two equal plans are one launch.
     const auto same_launch = [](const LaunchPlan& a, const LaunchPlan& b) {
@@ -211,5 +218,12 @@ CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t el
   }
   return {whole, std::nullopt};
 }
+
+#define KATTN_INSTANTIATE(Space)                                                                   \
+  template LaunchPlan plan_launch<Space>(const BatchMetadata&, const Geometry&, std::size_t, bool, \
+                                         const AttentionOptions&);                                 \
+  template CallPlan plan_call<Space>(const BatchMetadata&, const Geometry&, std::size_t, bool, const AttentionOptions&);
+KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE)
+#undef KATTN_INSTANTIATE
 
 }  // namespace kattn

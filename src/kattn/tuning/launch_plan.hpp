@@ -6,6 +6,7 @@
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/arch.hpp"
 #include "kattn/problem/geometry.hpp"
+#include "kattn/workspace.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -17,7 +18,6 @@
 namespace kattn {
 
 class TuningTable;
-class Workspace;
 
 enum class Variant {
   baseline,          // paper 4.3: a team per (query token, query head), tiles of block_size keys
@@ -78,7 +78,8 @@ struct AttentionOptions {
   bool check_values = true;
   // The execution-space instance the call's kernels, reductions and copies run on (on CUDA, its
   // stream; see core/stream_instance.hpp); empty = the default instance. Optional, so that
-  // options can be built before Kokkos is initialised.
+  // options can be built before Kokkos is initialised. (This and `workspace` are the default
+  // space's: a call on another backend names its instance and workspace itself, attention_on.hpp.)
   std::optional<ExecutionSpace> space;
   // The workspace attention() plans in (kattn/workspace.hpp); null = the shared
   // Workspace::instance(). Calls whose kernels may overlap (other streams) need workspaces of their own.
@@ -86,7 +87,10 @@ struct AttentionOptions {
 };
 
 // element_bytes: size of the cache's storage type (the K/V tiles in scratch are stored in it);
-// tensor_core_operands: whether q and the cache types suit the tensor-core tile products.
+// tensor_core_operands: whether q and the cache types suit the tensor-core tile products. Space is
+// the backend the plan is fitted to (its tuning table, team sizes, scratch and which kernels it
+// has; built for every backend: core/backends.hpp).
+template <class Space = ExecutionSpace>
 LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes,
                        bool tensor_core_operands, const AttentionOptions& options);
 
@@ -105,6 +109,7 @@ struct CallPlan {
   std::optional<LaunchPlan> decodes;  // the leading decodes' plan, when split
 };
 
+template <class Space = ExecutionSpace>
 CallPlan plan_call(const BatchMetadata& batch, const Geometry& g, std::size_t element_bytes, bool tensor_core_operands,
                    const AttentionOptions& options);
 

@@ -30,9 +30,9 @@ struct BaselineKernel {
     const int end_key = args.rules.end_key(position, seq_len, seq);
     const int head_size = args.head_size;
 
-    FloatScratch q(team.team_scratch(0), head_size);
-    FloatScratch acc(team.team_scratch(0), head_size);
-    FloatScratch scores(team.team_scratch(0), tile_size);
+    FloatScratch<Space> q(team.team_scratch(0), head_size);
+    FloatScratch<Space> acc(team.team_scratch(0), head_size);
+    FloatScratch<Space> scores(team.team_scratch(0), tile_size);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, head_size), [&](int d) {
       q(d) = to_float(args.q(token, head, d));
       acc(d) = 0.0f;

@@ -21,13 +21,13 @@ template <class Space, class Args, bool Segmented>
 struct QBlockKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
-  using TileScratch = Kokkos::View<QBlockTileValue<typename Args::cache_type>*, typename Space::scratch_memory_space,
-                                   Kokkos::MemoryUnmanaged>;
+  using TileScratch = Kokkos::View<QBlockTileValue<Space, typename Args::cache_type>*,
+                                   typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   Args args;
   QBlockTable<typename Space::memory_space> q_blocks;
-  SegmentPartials partials;  // Segmented only
-  int block_m;               // rows: tokens of a Q block × queries_per_kv
+  SegmentPartials<typename Space::memory_space> partials;  // Segmented only
+  int block_m;                                             // rows: tokens of a Q block × queries_per_kv
   int tile_size;
   int num_segments;
   bool static_grid;
@@ -36,7 +36,7 @@ struct QBlockKernel {
   // Team scratch, carved once per team (scratch allocation is a bump pointer): the order and
   // sizes follow qblock_scratch_bytes.
   struct Scratch {
-    FloatScratch q, acc, scores, row_max, row_sum, row_alpha;
+    FloatScratch<Space> q, acc, scores, row_max, row_sum, row_alpha;
     TileScratch k_tile, v_tile;
 
     KOKKOS_INLINE_FUNCTION Scratch(const Member& team, int block_m, int tile_size, int head_size)
@@ -67,12 +67,12 @@ struct QBlockKernel {
     const int end_key = it.end_key;
     const int head_size = args.head_size;
 
-    const FloatScratch& q = scratch.q;
-    const FloatScratch& acc = scratch.acc;
-    const FloatScratch& scores = scratch.scores;
-    const FloatScratch& row_max = scratch.row_max;
-    const FloatScratch& row_sum = scratch.row_sum;
-    const FloatScratch& row_alpha = scratch.row_alpha;
+    const FloatScratch<Space>& q = scratch.q;
+    const FloatScratch<Space>& acc = scratch.acc;
+    const FloatScratch<Space>& scores = scratch.scores;
+    const FloatScratch<Space>& row_max = scratch.row_max;
+    const FloatScratch<Space>& row_sum = scratch.row_sum;
+    const FloatScratch<Space>& row_alpha = scratch.row_alpha;
     const TileScratch& k_tile = scratch.k_tile;
     const TileScratch& v_tile = scratch.v_tile;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) {

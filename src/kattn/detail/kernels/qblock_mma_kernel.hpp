@@ -42,7 +42,7 @@ struct QBlockMmaKernel {
 
   Args args;
   QBlockTable<typename Space::memory_space> q_blocks;
-  SegmentPartials partials;  // Segmented only
+  SegmentPartials<typename Space::memory_space> partials;  // Segmented only
   int num_segments;
   bool static_grid;
   FastDivisor block_size;  // the cache's

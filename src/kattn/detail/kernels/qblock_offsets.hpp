@@ -39,8 +39,8 @@ struct QBlockOffsetsKernel {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scratch = Kokkos::View<std::int32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
-  IndexVector cu_seqlens_q, seq_lens;
-  QBlockTable<MemorySpace> table;
+  IndexVector<typename Space::memory_space> cu_seqlens_q, seq_lens;
+  QBlockTable<typename Space::memory_space> table;
   int block_q;
   int first_seq, end_seq;
   bool staged;  // the sequences' offsets, query starts and lengths are copied to team scratch (stages())

@@ -32,10 +32,11 @@ KOKKOS_INLINE_FUNCTION void load_partials4(const float* values, float (&into)[4]
 
 // Partial results of the segments: out unnormalised (relative to its segment max), max, sum, for
 // the tokens of one launch (a part of a call), addressed by the call's token. They live in the
-// Workspace.
+// Workspace, in Memory.
+template <class Memory>
 struct SegmentPartials {
   template <class T>
-  using Array = Kokkos::View<T, Kokkos::LayoutRight, MemorySpace, Kokkos::MemoryUnmanaged>;
+  using Array = Kokkos::View<T, Kokkos::LayoutRight, Memory, Kokkos::MemoryUnmanaged>;
   Array<float****> out_rows;  // [segments, the part's tokens, q_heads, head]
   Array<float***> max_rows;   // [segments, the part's tokens, q_heads]
   Array<float***> sum_rows;   // [segments, the part's tokens, q_heads]
@@ -99,7 +100,7 @@ struct SegmentReduceKernel {
   using WeightScratch = Kokkos::View<float*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   Args args;
-  SegmentPartials partials;
+  SegmentPartials<typename Space::memory_space> partials;
   int num_segments;
   int first_token;  // the launch merges the rows of tokens [first_token, first_token + num_tokens)
   int num_tokens;
@@ -155,9 +156,9 @@ struct SegmentReduceKernel {
 // loads a row and an element, one after the other, took ~10 µs of a 24 µs batch-1 decode on the H100.)
 template <class Space, class Member, class Args>
 KOKKOS_INLINE_FUNCTION void merge_partitions_if_last(const Member& team, const Args& args,
-                                                     const SegmentPartials& partials, std::int32_t* counter,
-                                                     int num_partitions, int token, int first_head, int rows,
-                                                     float* scratch) {
+                                                     const SegmentPartials<typename Space::memory_space>& partials,
+                                                     std::int32_t* counter, int num_partitions, int token,
+                                                     int first_head, int rows, float* scratch) {
   if (!team_arrive_last(team, counter, num_partitions)) return;
   const int partitions = num_partitions;
   float* const inverse_total = scratch;             // [rows]

@@ -99,8 +99,8 @@ struct SplitKvKernel {
       Kokkos::SpaceAccessibility<Space, Kokkos::HostSpace>::accessible ? kSplitKvMaxHead / kLaneElements : 1;
 
   Args args;
-  SegmentPartials partials;  // when num_partitions > 1
-  std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
+  SegmentPartials<typename Space::memory_space> partials;  // when num_partitions > 1
+  std::int32_t* counters;  // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
   SplitKvShape shape;
   SplitKvGrid grid;  // rows_per_group at most kRows
   int lanes;         // the launch's vector length
@@ -123,9 +123,9 @@ struct SplitKvKernel {
     const int first_block = it.first / block_size;
     const int num_blocks = it.end > it.first ? (it.end - 1) / block_size - first_block + 1 : 0;
 
-    const IndexScratch block_ids(team.team_scratch(0), grid.partition_size / block_size + 2);
-    const FloatScratch worker_max(team.team_scratch(0), workers * kRows);
-    const FloatScratch worker_sum(team.team_scratch(0), workers * kRows);
+    const IndexScratch<Space> block_ids(team.team_scratch(0), grid.partition_size / block_size + 2);
+    const FloatScratch<Space> worker_max(team.team_scratch(0), workers * kRows);
+    const FloatScratch<Space> worker_sum(team.team_scratch(0), workers * kRows);
     const std::size_t stage_elements = std::size_t(shape.stage_keys()) * shape.stride;
     void* region = team.team_scratch(0).get_shmem_aligned(
         split_kv_region_bytes(shape, head_size, grid.num_partitions, sizeof(Cache)), 16);
@@ -254,8 +254,8 @@ struct SplitKvKernel {
   // "Determinism"). The result is the partition's partial, or the output when the partition is
   // the token's only one (with the head's sink folded in).
   KOKKOS_INLINE_FUNCTION void merge_workers(const Member& team, const LaneState& s, const SplitKvItem& it, int worker,
-                                            int lane, float* worker_out, const FloatScratch& worker_max,
-                                            const FloatScratch& worker_sum) const {
+                                            int lane, float* worker_out, const FloatScratch<Space>& worker_max,
+                                            const FloatScratch<Space>& worker_sum) const {
     const int head_size = args.head_size;
     const int workers = shape.workers;
     if (lane == 0)

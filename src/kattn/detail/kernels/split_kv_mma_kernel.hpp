@@ -27,13 +27,13 @@ struct SplitKvMmaKernel {
   using BlockTiles = WarpBlockTileCopy<Cache, kKeyRowTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
 
   Args args;
-  SegmentPartials partials;  // when num_partitions > 1
-  std::int32_t* counters;    // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
-  SplitKvGrid grid;          // rows_per_group at most kKeyRowQueries
-  int stages;                // tiles in flight a warp: split_kv_mma_stages
-  FastDivisor block_size;    // the cache's
-  bool aligned;              // every cache row admits 16-byte copies (else one warp a team)
-  bool block_tiles;          // WarpBlockTileCopy applies (HeadSize > 0 only): tiles aligned to keys copy lean
+  SegmentPartials<typename Space::memory_space> partials;  // when num_partitions > 1
+  std::int32_t* counters;  // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
+  SplitKvGrid grid;        // rows_per_group at most kKeyRowQueries
+  int stages;              // tiles in flight a warp: split_kv_mma_stages
+  FastDivisor block_size;  // the cache's
+  bool aligned;            // every cache row admits 16-byte copies (else one warp a team)
+  bool block_tiles;        // WarpBlockTileCopy applies (HeadSize > 0 only): tiles aligned to keys copy lean
 
   // Scratch: the warps' rings (later their merge, then the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -44,7 +44,7 @@ struct SplitKvMmaKernel {
     void* region = team.team_scratch(0).get_shmem_aligned(
         split_kv_mma_region_bytes(warps, stages, head_size, grid.num_partitions, sizeof(Cache)), 16);
     const int max_ids = grid.partition_size / block_size.divisor + 2;
-    const IndexScratch block_ids(team.team_scratch(0), max_ids);
+    const IndexScratch<Space> block_ids(team.team_scratch(0), max_ids);
     const std::int32_t* table_row = &args.block_table(it.seq, 0);
     const int table_width = int(args.block_table.extent(1));
     // The partition's block ids, read once. Without a window its first key is known now: the ids

@@ -17,9 +17,9 @@ void require_extent(const View& view, int dim, std::int64_t expected, const char
                                    ", expected " + what + " = " + std::to_string(expected));
 }
 
-template <class Q, class Cache, class Out>
-void validate_inputs(const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out, const Geometry& g,
-                     bool check_values) {
+template <class Q, class Cache, class Out, class Memory>
+void validate_inputs(const AttentionInputs<Q, Cache, Memory>& in, const AttentionOutput<Out, Memory>& out,
+                     const Geometry& g, bool check_values) {
   validate_geometry(g);
   for (int dim = 0; dim < 3; ++dim) require_extent(out, dim, std::int64_t(in.q.extent(dim)), "out", "the extent of q");
   require_extent(in.k_cache, 3, g.head_size, "k_cache", "head_size of q");

@@ -2,7 +2,7 @@
 // comes; GraphLaunches appends it, after the previous one, to a Kokkos graph being captured
 // (paper 6.2), whose replays run the same kernels with the same arguments. Both branch: a call's
 // independent parts run at once. The launch code
-// (part_launch.hpp) is written once against both.
+// (part_launch.hpp) is written once against both, and for every backend: Space is the target's.
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
@@ -13,38 +13,42 @@
 
 namespace kattn {
 
+template <class Space>
 struct EagerLaunches {
-  ExecutionSpace space;
+  using execution_space = Space;
+  Space space;
 
   // A target for launches that may run beside the ones that follow on this one (on `side`'s
   // instance, after what this one enqueued so far); join() makes this one wait for them.
-  EagerLaunches branch(const SideInstance& side) const { return {side.fork(space)}; }
-  void join(const EagerLaunches&, const SideInstance& side) const { side.join(space); }
+  EagerLaunches branch(const SideInstance<Space>& side) const { return {side.fork(space)}; }
+  void join(const EagerLaunches&, const SideInstance<Space>& side) const { side.join(space); }
 
   template <class Functor>
-  void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) const {
+  void operator()(const char* name, const Kokkos::TeamPolicy<Space>& policy, const Functor& functor) const {
     const auto launch = light_weight(policy);
     allow_team_scratch(launch, functor);
     Kokkos::parallel_for(name, launch, functor);
   }
 };
 
+template <class Space>
 struct GraphLaunches {
-  ExecutionSpace space;
-  Kokkos::Experimental::GraphNodeRef<ExecutionSpace> last;  // the node the next launch follows
+  using execution_space = Space;
+  Space space;
+  Kokkos::Experimental::GraphNodeRef<Space> last;  // the node the next launch follows
 
   // A graph node's functor is stored by the graph (on CUDA, in device memory): the light-weight
   // hint of eager launches has nothing to avoid here.
   template <class Functor>
-  void operator()(const char* name, const TeamPolicy& policy, const Functor& functor) {
+  void operator()(const char* name, const Kokkos::TeamPolicy<Space>& policy, const Functor& functor) {
     allow_team_scratch_in_graph(policy, functor);
     last = last.then_parallel_for(name, policy, functor);
   }
 
   // A branch of the graph from the same node: its launches and those that follow here are
   // independent nodes, which the graph may run at once, until join().
-  GraphLaunches branch(const SideInstance&) const { return *this; }
-  void join(const GraphLaunches& branch, const SideInstance&) {
+  GraphLaunches branch(const SideInstance<Space>&) const { return *this; }
+  void join(const GraphLaunches& branch, const SideInstance<Space>&) {
     last = Kokkos::Experimental::when_all(last, branch.last);
   }
 };

@@ -1,6 +1,6 @@
 // The launches of one part of a call (PartLaunch), for every variant. None reads anything back
 // to the host, and all go through a launch target (launch_target.hpp): straight onto an execution
-// space (run), or into a graph (capture_run).
+// space (run), or into a graph (capture_run), on the target's backend (Launches::execution_space).
 #pragma once
 
 #include "kattn/batch/batch_metadata.hpp"
@@ -42,7 +42,7 @@ struct PartLaunch {
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
-             int tokens, const Geometry& g, Workspace::Layout& layout)
+             int tokens, const Geometry& g, WorkspaceLayout& layout)
       : plan(part_plan),
         first_seq(first),
         end_seq(end),
@@ -69,8 +69,9 @@ struct PartLaunch {
             plan.block_m,   first_token,       one_query_a_seq};
   }
 
-  SegmentPartials partials(char* base, const Geometry& g) const {
-    SegmentPartials p;
+  template <class Memory>
+  SegmentPartials<Memory> partials(char* base, const Geometry& g) const {
+    SegmentPartials<Memory> p;
     const int segments = plan.num_segments;
     p.out_rows = decltype(p.out_rows)(reinterpret_cast<float*>(base + partials_out_at), segments, num_tokens,
                                       g.num_q_heads, g.head_size);
@@ -96,15 +97,20 @@ bool token_rows_aligned(const View& rows, int head_size) {
          (head_size * sizeof(typename View::value_type)) % 16 == 0;
 }
 
+template <class Launches>
+using LaunchPolicy = Kokkos::TeamPolicy<typename Launches::execution_space>;
+template <class Launches>
+using LaunchPartials = SegmentPartials<typename Launches::execution_space::memory_space>;
+
 template <class Launches, class Args>
 void launch_segment_reduce(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
-                           const SegmentPartials& partials) {
-  using Reduce = SegmentReduceKernel<ExecutionSpace, Args>;
+                           const LaunchPartials<Launches>& partials) {
+  using Reduce = SegmentReduceKernel<typename Launches::execution_space, Args>;
   const LaunchPlan& plan = part.plan;
   const bool static_grid = is_static_grid(plan.variant);
   const int rows = part.num_tokens * g.num_q_heads;
-  TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, rows) : rows, plan.team_size,
-                    plan.vector_length);
+  LaunchPolicy<Launches> policy(launches.space, static_grid ? std::min(plan.grid_teams, rows) : rows, plan.team_size,
+                                plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(Reduce::scratch_bytes(plan.num_segments)));
   launches("kattn::segment_reduce", policy,
            Reduce{args, partials, plan.num_segments, part.first_token, part.num_tokens, static_grid});
@@ -113,30 +119,33 @@ void launch_segment_reduce(Launches& launches, const Args& args, const Geometry&
 // One launch: the partitions' partials are merged by the last team of each row group.
 template <class Launches, class Args>
 void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
-                     const Workspace::Buffers& buffers) {
+                     const WorkspaceBuffers& buffers) {
+  using Space = typename Launches::execution_space;
   const LaunchPlan& plan = part.plan;
   const int row_groups = split_kv_row_groups(g, plan);
   const std::int64_t items = std::int64_t(part.num_tokens) * g.num_kv_heads * row_groups * plan.num_segments;
   if (items == 0) return;
   if (items > std::numeric_limits<int>::max())
     throw NotSupported("split_kv variant: " + std::to_string(items) + " teams exceed a launch; use fewer tokens");
-  const SegmentPartials partials = plan.num_segments > 1 ? part.partials(buffers.base, g) : SegmentPartials{};
+  using Partials = LaunchPartials<Launches>;
+  const Partials partials =
+      plan.num_segments > 1 ? part.partials<typename Space::memory_space>(buffers.base, g) : Partials{};
   using Cache = typename Args::cache_type;
   std::int32_t* counters = buffers.counters + part.counters_at;
-  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available<Space>()) {
     if (plan.register_rows) {
       const bool aligned = kv_rows_aligned(args);
       const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
       const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                                             sizeof(Cache), kokkos_team_scratch_max());
+                                             sizeof(Cache), kokkos_team_scratch_max<Space>());
       if (stages == 0)
         throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
-      TeamPolicy policy(launches.space, int(items), warps, tensor_core_lanes());
+      LaunchPolicy<Launches> policy(launches.space, int(items), warps, tensor_core_lanes());
       policy.set_scratch_size(
           0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size, g.head_size,
                                                         plan.num_segments, sizeof(Cache))));
       const auto launch = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
-        using Kernel = SplitKvMmaKernel<ExecutionSpace, Args, decltype(head_size)::value>;
+        using Kernel = SplitKvMmaKernel<Space, Args, decltype(head_size)::value>;
         const bool block_tiles = decltype(head_size)::value > 0 &&
                                  Kernel::BlockTiles::applies(args.k, args.v, g.head_size, g.block_size, aligned);
         launches("kattn::split_kv", policy,
@@ -150,66 +159,69 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       return;
     }
   }
-  const std::optional<SplitKvShape> shape = split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size,
-                                                           plan.num_segments, sizeof(Cache), kokkos_team_scratch_max());
+  const std::optional<SplitKvShape> shape =
+      split_kv_shape(plan.team_size, plan.tile_size, g.block_size, g.head_size, plan.num_segments, sizeof(Cache),
+                     kokkos_team_scratch_max<Space>());
   if (!shape)
     throw NotSupported("split_kv variant: the plan's tiles do not fit in team scratch");  // the planner fits them
-  TeamPolicy policy(launches.space, int(items), plan.team_size, plan.vector_length);
+  LaunchPolicy<Launches> policy(launches.space, int(items), plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(split_kv_scratch_bytes(*shape, plan.tile_size, g.block_size, g.head_size,
                                                                     plan.num_segments, sizeof(Cache))));
   launches("kattn::split_kv", policy,
-           SplitKvKernel<ExecutionSpace, Args>{args, partials, counters, *shape, part.split_kv_grid(g),
-                                               plan.vector_length, kv_rows_aligned(args)});
+           SplitKvKernel<Space, Args>{args, partials, counters, *shape, part.split_kv_grid(g), plan.vector_length,
+                                      kv_rows_aligned(args)});
 }
 
 template <class Launches, class Args>
 void launch_baseline(Launches& launches, const Args& args, const Geometry& g, const LaunchPlan& plan) {
   if (g.num_tokens == 0) return;
-  TeamPolicy policy(launches.space, g.num_tokens * g.num_q_heads, plan.team_size, plan.vector_length);
+  LaunchPolicy<Launches> policy(launches.space, g.num_tokens * g.num_q_heads, plan.team_size, plan.vector_length);
   policy.set_scratch_size(0, Kokkos::PerTeam(baseline_scratch_bytes(plan.tile_size, g.head_size)));
-  launches("kattn::baseline", policy, BaselineKernel<ExecutionSpace, Args>{args, plan.tile_size});
+  launches("kattn::baseline", policy, BaselineKernel<typename Launches::execution_space, Args>{args, plan.tile_size});
 }
 
 // The part's table of Q blocks (QBlockOffsetsKernel), then a grid for the most Q blocks its bounds
 // allow (teams past the real count, which they read from the table, return), then the segment merge.
 template <bool Segmented, class Launches, class Args>
 void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+  using Space = typename Launches::execution_space;
   const LaunchPlan& plan = part.plan;
   const int block_q = plan.block_q(g.queries_per_kv());
   const bool static_grid = is_static_grid(plan.variant);
-  QBlockTable<MemorySpace> q_blocks;
+  QBlockTable<typename Space::memory_space> q_blocks;
   q_blocks.cu_q_blocks =
       decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
   q_blocks.entries =
       decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
-  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  using Offsets = QBlockOffsetsKernel<Space>;
   const bool staged = Offsets::stages(g.num_seqs);
-  TeamPolicy offsets_policy(launches.space, 1, host_backend() ? 1 : 256);
+  LaunchPolicy<Launches> offsets_policy(launches.space, 1, host_backend<Space>() ? 1 : 256);
   offsets_policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(g.num_seqs) : 0));
   launches("kattn::q_block_offsets", offsets_policy,
            Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
-  const SegmentPartials partials = Segmented ? part.partials(base, g) : SegmentPartials{};
+  using Partials = LaunchPartials<Launches>;
+  const Partials partials = Segmented ? part.partials<typename Space::memory_space>(base, g) : Partials{};
   const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
     // A static grid past the most items the part's bounds allow would only start teams that return.
-    TeamPolicy policy(launches.space, static_grid ? std::min(plan.grid_teams, items) : items, plan.team_size,
-                      plan.vector_length);
+    LaunchPolicy<Launches> policy(launches.space, static_grid ? std::min(plan.grid_teams, items) : items,
+                                  plan.team_size, plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
   };
   using Cache = typename Args::cache_type;
   bool launched = false;
-  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available()) {
+  if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available<Space>()) {
     if (plan.register_rows) {
       const bool aligned = kv_rows_aligned(args) && token_rows_aligned(args.q, g.head_size);
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
       // Llama-class head 128 at compile time, others as they come; the warpgroup products where
       // the plan chose them and their tile copy takes the cache (else the warps' products).
       const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep) {
-        using Kernel = QBlockMmaKernel<ExecutionSpace, Args, Segmented, decltype(head_size)::value,
-                                       decltype(warpgroup)::value, decltype(deep)::value>;
+        using Kernel = QBlockMmaKernel<Space, Args, Segmented, decltype(head_size)::value, decltype(warpgroup)::value,
+                                       decltype(deep)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
@@ -219,12 +231,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
-      if constexpr (warpgroup_mma_available()) {
+      if constexpr (warpgroup_mma_available<Space>()) {
         // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
         // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
         const bool deep =
-            plan.deep_tiles &&
-            register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <= team_scratch_limit();
+            plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <=
+                                   team_scratch_limit<Space>();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
           launched = deep ? launch_mma(Head128{}, std::true_type{}, std::true_type{})
                           : launch_mma(Head128{}, std::true_type{}, std::false_type{});
@@ -234,15 +246,15 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     }
   }
   if (!launched)
-    launch(QBlockKernel<ExecutionSpace, Args, Segmented>{args, q_blocks, partials, plan.block_m, plan.tile_size,
-                                                         plan.num_segments, static_grid, plan.tensor_cores},
-           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(QBlockTileValue<Cache>)));
+    launch(QBlockKernel<Space, Args, Segmented>{args, q_blocks, partials, plan.block_m, plan.tile_size,
+                                                plan.num_segments, static_grid, plan.tensor_cores},
+           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(QBlockTileValue<Space, Cache>)));
   if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
 }
 
 template <class Launches, class Args>
 void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
-                 const Workspace::Buffers& buffers) {
+                 const WorkspaceBuffers& buffers) {
   char* base = buffers.base;
   switch (part.plan.variant) {
     case Variant::baseline:

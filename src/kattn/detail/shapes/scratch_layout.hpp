@@ -16,12 +16,16 @@ namespace kattn {
 
 constexpr int kSplitKvMaxRows = 4;  // query heads per split-KV team: registers per lane grow with it
 
-using FloatScratch = Kokkos::View<float*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-using IndexScratch = Kokkos::View<std::int32_t*, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+// Arrays in the team scratch of Space's kernels.
+template <class Space>
+using FloatScratch = Kokkos::View<float*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+template <class Space>
+using IndexScratch = Kokkos::View<std::int32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
-// Bytes of a scratch array of `count` elements of `element_bytes` each, alignment included.
+// Bytes of a scratch array of `count` elements of `element_bytes` each, alignment included (Kokkos
+// aligns scratch arrays alike on every space).
 inline std::size_t scratch_array_bytes(std::size_t count, std::size_t element_bytes) {
-  return FloatScratch::shmem_size((count * element_bytes + sizeof(float) - 1) / sizeof(float));
+  return FloatScratch<ExecutionSpace>::shmem_size((count * element_bytes + sizeof(float) - 1) / sizeof(float));
 }
 
 // The split-KV partition merge (merge_partitions_if_last): each row's 1/total, then each row's
@@ -32,12 +36,13 @@ KOKKOS_INLINE_FUNCTION std::size_t split_kv_merge_bytes(int rows, int num_partit
 
 // The K/V tile element of the portable Q-block kernel: fp32 where its products are Kokkos Kernels'
 // (they take one scalar type; the cache's type converts as it is staged), else the cache's own.
-template <class Cache>
-using QBlockTileValue = std::conditional_t<team_gemm_available(), float, Cache>;
+template <class Space, class Cache>
+using QBlockTileValue = std::conditional_t<team_gemm_available<Space>(), float, Cache>;
 
 // Its bytes, for a cache of `element_bytes` (the planner knows the cache by its size only).
-inline std::size_t qblock_tile_element_bytes(std::size_t element_bytes) {
-  return team_gemm_available() ? sizeof(float) : element_bytes;
+template <class Space>
+std::size_t qblock_tile_element_bytes(std::size_t element_bytes) {
+  return team_gemm_available<Space>() ? sizeof(float) : element_bytes;
 }
 
 // Q-block kernels: q and acc [block_m × head] fp32, scores [block_m × tile] fp32, row max / sum /

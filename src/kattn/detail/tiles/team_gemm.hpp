@@ -22,8 +22,10 @@ namespace kattn {
 #if defined(KATTN_KOKKOS_KERNELS)
 namespace team_gemm_detail {
 
-using Matrix =
-    Kokkos::View<float**, Kokkos::LayoutRight, ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+// A matrix in the team scratch of Member's space.
+template <class Member>
+using Matrix = Kokkos::View<float**, Kokkos::LayoutRight, typename Member::execution_space::scratch_memory_space,
+                            Kokkos::MemoryUnmanaged>;
 
 template <class Member, class TransB, class A, class B, class C>
 KOKKOS_INLINE_FUNCTION void gemm(const Member& team, float beta, const A& a, const B& b, const C& c) {
@@ -37,7 +39,7 @@ KOKKOS_INLINE_FUNCTION void gemm(const Member& team, float beta, const A& a, con
 template <class Member>
 KOKKOS_INLINE_FUNCTION void team_gemm_scores(const Member& team, int block_m, int count, int head_size, float* q,
                                              float* k, float* scores) {
-  using team_gemm_detail::Matrix;
+  using Matrix = team_gemm_detail::Matrix<Member>;
   team_gemm_detail::gemm<Member, KokkosBatched::Trans::Transpose>(
       team, 0.0f, Matrix(q, block_m, head_size), Matrix(k, count, head_size), Matrix(scores, block_m, count));
 }
@@ -49,7 +51,7 @@ KOKKOS_INLINE_FUNCTION void team_gemm_accumulate(const Member& team, int block_m
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size),
                        [&](int i) { acc[i] *= alpha[i / head_size]; });
   team.team_barrier();
-  using team_gemm_detail::Matrix;
+  using Matrix = team_gemm_detail::Matrix<Member>;
   team_gemm_detail::gemm<Member, KokkosBatched::Trans::NoTranspose>(
       team, 1.0f, Matrix(weights, block_m, count), Matrix(v, count, head_size), Matrix(acc, block_m, head_size));
 }

@@ -168,7 +168,7 @@ KOKKOS_INLINE_FUNCTION void qblock_tile_scores(const Member& team, bool tensor_c
     }
   }
 #if defined(KATTN_KOKKOS_KERNELS)
-  if constexpr (team_gemm_available() && std::is_same<Cache, float>::value) {
+  if constexpr (team_gemm_available<typename Member::execution_space>() && std::is_same<Cache, float>::value) {
     team_gemm_scores(team, block_m, count, head_size, q.data(), k.data(), scores.data());
     team.team_barrier();
     return qblock_apply_rules(team, rows, block_m, first, count, rules, scores);
@@ -186,7 +186,7 @@ KOKKOS_INLINE_FUNCTION void qblock_tile_accumulate(const Member& team, bool tens
     if (tensor_cores) return tile_accumulate_mma<Cache>(block_m, count, head_size, acc, row_alpha, weights, v);
   }
 #if defined(KATTN_KOKKOS_KERNELS)
-  if constexpr (team_gemm_available() && std::is_same<Cache, float>::value)
+  if constexpr (team_gemm_available<typename Member::execution_space>() && std::is_same<Cache, float>::value)
     return team_gemm_accumulate(team, block_m, count, head_size, acc.data(), row_alpha.data(), weights.data(),
                                 v.data());
 #endif
