@@ -1,10 +1,7 @@
 // Every kernel variant against the oracle over a grid of dtypes, block sizes, GQA ratios, head
 // sizes and batch shapes. Tolerances per dtype: kattn/oracle/compare.hpp, docs/testing.md.
-#include "kattn/harness/run_problem.hpp"
-#include "kattn/oracle/compare.hpp"
-#include "kattn/oracle/oracle.hpp"
 #include "kattn/tuning/tuning_table.hpp"
-#include "kattn/workload/generator.hpp"
+#include "kernel_checks.hpp"
 #include "random_problems.hpp"
 
 #include <gtest/gtest.h>
@@ -17,25 +14,9 @@
 namespace kattn {
 namespace {
 
-void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
-  const ProblemRun run = run_problem(problem, options);
-  EXPECT_EQ(run.plan.variant, *options.variant);
-  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
-  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
-                          << c.max_rel_error;
-}
-
-// A mixed batch: decode with context, chunked prefill with context, prefill without context
-// (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
-std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
-
-AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3) {
-  AttentionOptions options;
-  options.variant = variant;
-  if (tile_size > 0) options.tile_size = tile_size;
-  options.num_segments = num_segments;  // ignored by the unsegmented variants
-  return options;
-}
+using test::expect_matches_oracle;
+using test::forced;
+using test::mixed_sequences;
 
 using GridParam =
     std::tuple<Variant, DType, int /*block size*/, int /*tile size*/, int /*queries per kv*/, int /*head size*/>;

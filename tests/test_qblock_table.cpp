@@ -1,9 +1,11 @@
 // The table of Q blocks that QBlockOffsetsKernel writes before every Q-block launch
 // (qblock_offsets.hpp): the cumulative counts of the part's sequences and, per Q block, its
 // sequence and rows, never past the table's capacity, with the sequences' arrays staged in team
-// scratch or read from global memory. Checked against a count on the host.
+// scratch or read from global memory. Checked against a count on the host, on each backend of the
+// build (test_space.hpp).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/detail/kernels/qblock_offsets.hpp"
+#include "test_space.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,23 +37,23 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
     cu_host(s + 1) = cu_host(s) + batch.query_lens[std::size_t(s)];
     lens_host(s) = batch.context_lens[std::size_t(s)] + batch.query_lens[std::size_t(s)];
   }
-  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> cu("cu", num_seqs + 1), lens("lens", num_seqs),
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> cu("cu", num_seqs + 1), lens("lens", num_seqs),
       cu_q_blocks("cu_q_blocks", num_seqs + 1);
   Kokkos::deep_copy(cu, cu_host);
   Kokkos::deep_copy(lens, lens_host);
   Kokkos::deep_copy(cu_q_blocks, kGuard);  // the workspace holds anything before a call
-  Kokkos::View<QBlockEntry*, Kokkos::LayoutRight, MemorySpace> entries("entries", capacity + guards);
+  Kokkos::View<QBlockEntry*, Kokkos::LayoutRight, test::Memory> entries("entries", capacity + guards);
   const auto entries_host = Kokkos::create_mirror_view(entries);
   for (int i = 0; i < capacity + guards; ++i)
     entries_host(i) = QBlockEntry{kGuard, kGuard, kGuard, kGuard, kGuard, kGuard};
   Kokkos::deep_copy(entries, entries_host);
 
-  QBlockTable<MemorySpace> table;
+  QBlockTable<test::Memory> table;
   table.cu_q_blocks = cu_q_blocks;
   table.entries = Kokkos::subview(entries, Kokkos::make_pair(0, capacity));
-  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  using Offsets = QBlockOffsetsKernel<test::Space>;
   // Host backends launch it with one thread; more here, so that the scan crosses threads there too.
-  TeamPolicy policy(1, host_backend() ? std::min(4, ExecutionSpace().concurrency()) : 256);
+  test::Policy policy(1, host_backend<test::Space>() ? std::min(4, test::Space().concurrency()) : 256);
   policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(num_seqs) : 0));
   Kokkos::parallel_for(policy, Offsets{cu, lens, table, block_q, first_seq, end_seq, staged});
   TableRead read;
@@ -117,7 +119,7 @@ TEST(QBlockTable, BlocksOfOneToken) { expect_table(kMixed, 1, 0, 8, 231); }
 TEST(QBlockTable, NothingPastTheCapacity) { expect_table(kMixed, 16, 0, 8, 5); }
 
 TEST(QBlockTable, StagedUpToTheLimitOfTeamScratch) {  // the largest staged request launches everywhere
-  using Offsets = QBlockOffsetsKernel<ExecutionSpace>;
+  using Offsets = QBlockOffsetsKernel<test::Space>;
   int limit = 1;
   while (Offsets::stages(limit + 1)) ++limit;
   Batch batch{std::vector<int>(std::size_t(limit) + 1, 3), std::vector<int>(std::size_t(limit) + 1, 20)};

@@ -1,8 +1,8 @@
-// The kernels' tile primitives on their own, on the build's execution space: staging paged K/V
-// rows into scratch (team_stage_rows, a team's TeamTileCopy, a warp's WarpStageRing and its
-// block-tile copy), summing across a thread's vector lanes (vector_lanes_sum), the last-team handshake
-// (team_arrive_last), the key-row tensor-core products and the merge of a team's warp states
-// (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
+// The kernels' tile primitives on their own, on each backend of the build (test_space.hpp): staging
+// paged K/V rows into scratch (team_stage_rows, a team's TeamTileCopy, a warp's WarpStageRing and
+// its block-tile copy), summing across a thread's vector lanes (vector_lanes_sum), the last-team
+// handshake (team_arrive_last), the key-row tensor-core products and the merge of a team's warp
+// states (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
 // (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
 // sm_90a builds only), Kokkos Kernels' team products of the portable kernel (team_gemm.hpp, host
 // backends) and the block/slot division (FastDivisor, host).
@@ -19,6 +19,7 @@
 #include "kattn/detail/tiles/warp_key_rows.hpp"
 #include "kattn/detail/tiles/warp_stage.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
+#include "test_space.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,8 +41,8 @@ constexpr int kNumBlocks = 7, kBlockSize = 5, kKvHeads = 2, kKvHead = 1;
 template <class Storage>
 struct PagedCache {
   int head_size, block_size;
-  Kokkos::View<Storage****, Kokkos::LayoutRight, MemorySpace> cache;
-  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, MemorySpace> block_ids;
+  Kokkos::View<Storage****, Kokkos::LayoutRight, test::Memory> cache;
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> block_ids;
   std::vector<std::int32_t> host_block_ids{4, 0, 6, 2, 5, 1, 3};
 
   explicit PagedCache(int head, int block = kBlockSize)
@@ -99,11 +100,11 @@ template <class Storage>
 struct StageRowsOnce {
   PagedKvAccessor<Storage> cache;
   const std::int32_t* block_ids;
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out;  // [rows][stride]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> out;  // [rows][stride]
   int first, count, rows, head_size, stride;
   bool aligned;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* tile =
         static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(std::size_t(rows) * stride * sizeof(Storage), 16));
     team_stage_rows(team, cache, CacheRowsAt{block_ids, 0, kBlockSize, kKvHead}, first, count, rows, head_size, stride,
@@ -123,10 +124,10 @@ template <class Storage>
 struct RingOverTiles {
   PagedKvAccessor<Storage> cache;
   const std::int32_t* block_ids;
-  Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][rows][stride]
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> out;  // [tiles][rows][stride]
   int keys, head_size, stride, block_size;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     constexpr int kStages = 2, rows = kRingRows;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * rows * stride * sizeof(Storage), 16));
@@ -154,12 +155,12 @@ struct RingOverTiles {
 // Each team writes its slice of `values`, then arrives; the last team in sums every slice (reading
 // what the other teams wrote) and counts itself in `lasts`.
 struct SumAfterLastArrival {
-  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace> values;  // [teams][team threads]
-  Kokkos::View<std::int64_t*, MemorySpace> total;
-  Kokkos::View<std::int32_t*, MemorySpace> lasts;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, test::Memory> values;  // [teams][team threads]
+  Kokkos::View<std::int64_t*, test::Memory> total;
+  Kokkos::View<std::int32_t*, test::Memory> lasts;
   std::int32_t* counter;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     const int teams = int(values.extent(0)), threads = int(values.extent(1));
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, threads),
                          [&](int t) { values(team.league_rank(), t) = team.league_rank() * threads + t + 1; });
@@ -179,10 +180,10 @@ struct SumAfterLastArrival {
 };
 
 struct LaneSums {
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out;  // [threads][lanes]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> out;  // [threads][lanes]
   int lanes;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     const int thread = team.team_rank(), lane = vector_lane(team);
     float values[2] = {float(100 * thread + lane), 1.0f};
     vector_lanes_sum(values, lanes);
@@ -200,8 +201,8 @@ TYPED_TEST(TilePrimitives, TeamStageRowsCopiesRowsAndZeroPads) {
   for (const int head_size : {16, 20, 128}) {
     const PagedCache<TypeParam> cache(head_size);
     const int first = 3, count = 9, rows = 12, stride = lanes_for(head_size) * kLaneElements;
-    Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", rows, stride);
-    TeamPolicy policy(1, host_backend() ? 1 : 4, host_backend() ? 1 : 32);
+    Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> out("out", rows, stride);
+    test::Policy policy(1, host_backend<test::Space>() ? 1 : 4, host_backend<test::Space>() ? 1 : 32);
     policy.set_scratch_size(0, Kokkos::PerTeam(std::size_t(rows) * stride * sizeof(TypeParam) + 16));
     Kokkos::parallel_for(
         policy, StageRowsOnce<TypeParam>{cache.accessor(), cache.block_ids.data(), out, first, count, rows, head_size,
@@ -220,8 +221,8 @@ TYPED_TEST(TilePrimitives, WarpStageRingStagesTilesInOrder) {
     const int head_size = 32, keys = 30, rows = kRingRows, stride = head_size + 8;  // 4 tiles, the last one partial
     const int num_tiles = (keys + rows - 1) / rows;
     const PagedCache<TypeParam> cache(head_size, block_size);
-    Kokkos::View<float***, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, rows, stride);
-    TeamPolicy policy(1, 1, host_backend() ? 1 : 32);
+    Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> out("out", num_tiles, rows, stride);
+    test::Policy policy(1, 1, host_backend<test::Space>() ? 1 : 32);
     policy.set_scratch_size(0, Kokkos::PerTeam(2 * 2 * std::size_t(rows) * stride * sizeof(TypeParam) + 64));
     Kokkos::parallel_for(policy, RingOverTiles<TypeParam>{cache.accessor(), cache.block_ids.data(), out, keys,
                                                           head_size, stride, block_size});
@@ -244,10 +245,10 @@ struct BlockTilesOverRing {
   static constexpr int kHead = 64, kRows = 16, kStride = kHead + 8;
   PagedKvAccessor<Storage> k, v;
   const std::int32_t* block_ids;
-  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][K, V][rows][head]
+  Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out;  // [tiles][K, V][rows][head]
   int keys, block_size;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     constexpr int kStages = 2;
     auto* tiles = static_cast<Storage*>(
         team.team_scratch(0).get_shmem_aligned(std::size_t(kStages) * 2 * kRows * kStride * sizeof(Storage), 16));
@@ -279,14 +280,15 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
   if constexpr (sizeof(TypeParam) != 2) {
     GTEST_SKIP() << "the block-tile copy takes 2-byte caches";
   } else {
-    if (!register_rows_available()) GTEST_SKIP() << "cp.async: CUDA only (host backends stage through stage())";
+    if (!register_rows_available<test::Space>())
+      GTEST_SKIP() << "cp.async: CUDA only (host backends stage through stage())";
     using Ring = BlockTilesOverRing<TypeParam>;
     for (const int block_size : {16, 32}) {
       const int keys = 50, num_tiles = (keys + Ring::kRows - 1) / Ring::kRows;  // the last tile holds 2 keys
       const PagedCache<TypeParam> cache(Ring::kHead, block_size);
       const PagedKvAccessor<TypeParam> v = cache.shifted_values();
-      Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Ring::kRows, Ring::kHead);
-      TeamPolicy policy(1, 1, 32);
+      Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out("out", num_tiles, 2, Ring::kRows, Ring::kHead);
+      test::Policy policy(1, 1, 32);
       policy.set_scratch_size(
           0, Kokkos::PerTeam(2 * 2 * std::size_t(Ring::kRows) * Ring::kStride * sizeof(TypeParam) + 64));
       Kokkos::parallel_for(policy, Ring{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
@@ -305,10 +307,10 @@ struct TeamTilesOverKeys {
   static constexpr int kAlign = Swizzled ? kWarpgroupTileAlign : 16;
   PagedKvAccessor<Storage> k, v;
   const std::int32_t* block_ids;
-  Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out;  // [tiles][K, V][rows][head]
+  Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out;  // [tiles][K, V][rows][head]
   int keys, block_size;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* tile =
         static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), kAlign));
     const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
@@ -339,7 +341,8 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
   if constexpr (sizeof(TypeParam) != 2) {
     GTEST_SKIP() << "the team tile copy takes 2-byte caches";
   } else {
-    if (!register_rows_available()) GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
+    if (!register_rows_available<test::Space>())
+      GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
     const auto stage_over_keys = [](auto tiles) {
       using Tiles = decltype(tiles);
       for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
@@ -348,8 +351,8 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
         const PagedKvAccessor<TypeParam> v = cache.shifted_values();
         ASSERT_TRUE(
             (TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
-        Kokkos::View<float****, Kokkos::LayoutRight, MemorySpace> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
-        TeamPolicy policy(1, 4, 32);
+        Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
+        test::Policy policy(1, 4, 32);
         policy.set_scratch_size(
             0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + Tiles::kAlign));
         Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
@@ -367,10 +370,10 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
 // integer operands keep every product exact in fp16 and fp32.
 struct KeyRowProducts {
   static constexpr int kHead = 64, kStride = kHead + kFragmentTilePad;
-  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v;     // [8][head], [32][head], [32][head]
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores, out;  // [32 keys][8 rows], [8 rows][head]
+  Kokkos::View<fp16_t**, Kokkos::LayoutRight, test::Memory> q, k, v;     // [8][head], [32][head], [32][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> scores, out;  // [32 keys][8 rows], [8 rows][head]
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* tiles = static_cast<fp16_t*>(
         team.team_scratch(0).get_shmem_aligned(2 * kKeyRowTileKeys * kStride * sizeof(fp16_t), 16));
     fp16_t* v_tile = tiles + kKeyRowTileKeys * kStride;
@@ -393,7 +396,7 @@ struct KeyRowProducts {
 };
 
 TEST(WarpKeyRows, ScoresAndWeightedSumsMatchTheHost) {
-  if (!register_rows_available()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
+  if (!register_rows_available<test::Space>()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
   constexpr int kRows = kKeyRowQueries, kKeys = kKeyRowTileKeys, kHead = KeyRowProducts::kHead;
   const auto value = [](int a, int b, int salt) { return float((a * 7 + b * 3 + salt) % 5 - 2); };
   using Tile = decltype(KeyRowProducts::q);
@@ -411,7 +414,7 @@ TEST(WarpKeyRows, ScoresAndWeightedSumsMatchTheHost) {
   Kokkos::deep_copy(p.q, q);
   Kokkos::deep_copy(p.k, k);
   Kokkos::deep_copy(p.v, v);
-  TeamPolicy policy(1, 1, 32);
+  test::Policy policy(1, 1, 32);
   policy.set_scratch_size(0, Kokkos::PerTeam(2 * kKeys * KeyRowProducts::kStride * sizeof(fp16_t) + 16));
   Kokkos::parallel_for(policy, p);
   const auto scores = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), p.scores);
@@ -434,7 +437,7 @@ TEST(WarpKeyRows, ScoresAndWeightedSumsMatchTheHost) {
 // rows (warp 2 saw no key: max -inf), merged through scratch into warp 0's fragments.
 struct KeyRowStateMerge {
   static constexpr int kHead = 32, kWarps = 3;
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out, state;  // [8 rows][head], [8 rows][max, sum]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> out, state;  // [8 rows][head], [8 rows][max, sum]
 
   KOKKOS_INLINE_FUNCTION static float row_max(int warp, int row) {
     return warp == 2 ? -compat::infinity() : 0.5f * float(warp + row % 3);
@@ -442,7 +445,7 @@ struct KeyRowStateMerge {
   KOKKOS_INLINE_FUNCTION static float row_sum(int warp, int row) { return warp == 2 ? 0.0f : float(1 + warp + row); }
   KOKKOS_INLINE_FUNCTION static float element(int warp, int row, int d) { return float((warp * 5 + row * 3 + d) % 7); }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* scratch = static_cast<float*>(
         team.team_scratch(0).get_shmem_aligned(kWarps * kKeyRowQueries * (kHead + 2) * sizeof(float), 16));
     const int warp = team.team_rank(), lane = warp_lane();
@@ -465,11 +468,11 @@ struct KeyRowStateMerge {
 };
 
 TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
-  if (!register_rows_available()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
+  if (!register_rows_available<test::Space>()) GTEST_SKIP() << "the key-row tiles need CUDA tensor cores";
   using Merge = KeyRowStateMerge;
   const Merge m{decltype(Merge::out)("out", kKeyRowQueries, Merge::kHead),
                 decltype(Merge::state)("state", kKeyRowQueries, 2)};
-  TeamPolicy policy(1, Merge::kWarps, 32);
+  test::Policy policy(1, Merge::kWarps, 32);
   policy.set_scratch_size(0, Kokkos::PerTeam(Merge::kWarps * kKeyRowQueries * (Merge::kHead + 2) * sizeof(float) + 16));
   Kokkos::parallel_for(policy, m);
   const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.out);
@@ -502,12 +505,12 @@ struct RowProducts {
   static constexpr int kQRows = kRows;  // rows of q the products read (the rest are zeros)
   static constexpr std::size_t kScratchBytes = (kRows + 2 * kKeys) * kStride * sizeof(fp16_t) + 16;
   static constexpr float kScale = 0.125f;
-  Kokkos::View<fp16_t**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [16][head], [keys][head] ×2, [16][head]
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;         // [16 rows][keys]
+  Kokkos::View<fp16_t**, Kokkos::LayoutRight, test::Memory> q, k, v, out;  // [16][head], [keys][head] ×2, [16][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> scores;         // [16 rows][keys]
 
   KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : 34 + 2 * row; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* q_tile = static_cast<fp16_t*>(
         team.team_scratch(0).get_shmem_aligned((kRows + 2 * kKeys) * kStride * sizeof(fp16_t), 16));
     fp16_t* k_tile = q_tile + kRows * kStride;
@@ -562,8 +565,9 @@ void expect_row_products_match_the_host(double tolerance) {
   Kokkos::deep_copy(p.q, q);
   Kokkos::deep_copy(p.k, k);
   Kokkos::deep_copy(p.v, v);
-  TeamPolicy policy(1, P::kWarps, 32);
-  ASSERT_LE(P::kScratchBytes, team_scratch_limit());  // past Kokkos 4.6's 48 KB where the kernel's tiles are
+  test::Policy policy(1, P::kWarps, 32);
+  ASSERT_LE(P::kScratchBytes,
+            team_scratch_limit<test::Space>());  // past Kokkos 4.6's 48 KB where the kernel's tiles are
   policy.set_scratch_size(0, Kokkos::PerTeam(P::kScratchBytes));
   allow_team_scratch(policy, p);
   Kokkos::parallel_for(policy, p);
@@ -591,7 +595,7 @@ void expect_row_products_match_the_host(double tolerance) {
 }
 
 TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
-  if (!register_rows_available()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
+  if (!register_rows_available<test::Space>()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
   expect_row_products_match_the_host<RowProducts>(4e-3);
 }
 
@@ -607,12 +611,12 @@ struct WarpgroupProducts {
       std::size_t(kRows) * kStride * sizeof(T);  // a region: Q rows, K, output rows
   static constexpr std::size_t kScratchBytes = 2 * kRowBytes + kWarpgroupTileAlign;
   static constexpr float kScale = 0.125f;
-  Kokkos::View<T**, Kokkos::LayoutRight, MemorySpace> q, k, v, out;  // [64][head], [keys][head] ×2, [64][head]
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> scores;    // [64 rows][keys]
+  Kokkos::View<T**, Kokkos::LayoutRight, test::Memory> q, k, v, out;  // [64][head], [keys][head] ×2, [64][head]
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> scores;    // [64 rows][keys]
 
   KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row == 7 ? 0 : row + 1; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* k_tile = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(2 * kRowBytes, kWarpgroupTileAlign));
     T* const v_tile = k_tile + kRowBytes / sizeof(T);
     const int row0 = kFragmentRows * team.team_rank(), lane = warp_lane();
@@ -649,7 +653,7 @@ struct WarpgroupProducts {
 };
 
 TEST(WarpgroupRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
-  if (!warpgroup_mma_available()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
   expect_row_products_match_the_host<WarpgroupProducts<fp16_t>>(4e-3);
   expect_row_products_match_the_host<WarpgroupProducts<bf16_t>>(3e-2);
 }
@@ -668,7 +672,7 @@ struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
 
   KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row >= kQRows ? 0 : Base::keys_seen(row); }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     auto* q_tile = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(3 * kTileBytes, kWarpgroupTileAlign));
     T* const k_tile = q_tile + kTileBytes / sizeof(T);
     T* const v_tile = k_tile + kTileBytes / sizeof(T);
@@ -717,7 +721,7 @@ struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
 };
 
 TEST(WarpgroupRows, OverlappedProductsMatchTheHost) {
-  if (!warpgroup_mma_available()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<fp16_t>>(4e-3);
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<bf16_t>>(3e-2);
 }
@@ -739,17 +743,17 @@ TEST(FastDivisor, MatchesIntegerDivision) {
 }
 
 TEST(TeamArrival, TheLastTeamSeesEveryTeamsWritesAndResetsTheCounter) {
-  const int teams = host_backend() ? 16 : 2048, threads = host_backend() ? 1 : 64;
-  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, MemorySpace> values("values", teams, threads);
-  Kokkos::View<std::int64_t*, MemorySpace> total("total", 1);
-  Kokkos::View<std::int32_t*, MemorySpace> lasts("lasts", 1);
-  Kokkos::View<std::int32_t*, MemorySpace> counter("counter", 1);
+  const int teams = host_backend<test::Space>() ? 16 : 2048, threads = host_backend<test::Space>() ? 1 : 64;
+  Kokkos::View<std::int32_t**, Kokkos::LayoutRight, test::Memory> values("values", teams, threads);
+  Kokkos::View<std::int64_t*, test::Memory> total("total", 1);
+  Kokkos::View<std::int32_t*, test::Memory> lasts("lasts", 1);
+  Kokkos::View<std::int32_t*, test::Memory> counter("counter", 1);
   const std::int64_t n = std::int64_t(teams) * threads;
   for (int launch = 0; launch < 3; ++launch) {  // each launch finds the counter back at zero
     Kokkos::deep_copy(values, 0);
     Kokkos::deep_copy(total, 0);
     Kokkos::deep_copy(lasts, 0);
-    Kokkos::parallel_for(TeamPolicy(teams, threads), SumAfterLastArrival{values, total, lasts, counter.data()});
+    Kokkos::parallel_for(test::Policy(teams, threads), SumAfterLastArrival{values, total, lasts, counter.data()});
     const auto total_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), total);
     const auto lasts_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), lasts);
     const auto counter_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counter);
@@ -760,9 +764,9 @@ TEST(TeamArrival, TheLastTeamSeesEveryTeamsWritesAndResetsTheCounter) {
 }
 
 TEST(VectorLanes, SumAddsEachThreadsLanes) {
-  const int threads = host_backend() ? 1 : 4, lanes = host_backend() ? 1 : 16;
-  Kokkos::View<float**, Kokkos::LayoutRight, MemorySpace> out("out", threads, lanes);
-  Kokkos::parallel_for(TeamPolicy(1, threads, lanes), LaneSums{out, lanes});
+  const int threads = host_backend<test::Space>() ? 1 : 4, lanes = host_backend<test::Space>() ? 1 : 16;
+  Kokkos::View<float**, Kokkos::LayoutRight, test::Memory> out("out", threads, lanes);
+  Kokkos::parallel_for(test::Policy(1, threads, lanes), LaneSums{out, lanes});
   const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   for (int t = 0; t < threads; ++t) {
     const float lane_total = float(lanes * 100 * t + lanes * (lanes - 1) / 2);
@@ -774,13 +778,14 @@ TEST(VectorLanes, SumAddsEachThreadsLanes) {
 // remainders of every register block (rows, keys and head elements not multiples of 4 or 8).
 #if defined(KATTN_KOKKOS_KERNELS)
 struct TeamGemmProducts {
-  Kokkos::View<float*, MemorySpace> q, k, v, alpha, scores, acc;  // in: q, k, v, alpha, acc; out: scores, acc
+  Kokkos::View<float*, test::Memory> q, k, v, alpha, scores, acc;  // in: q, k, v, alpha, acc; out: scores, acc
   int block_m, count, head_size;
 
-  KOKKOS_INLINE_FUNCTION void operator()(const TeamPolicy::member_type& team) const {
-    FloatScratch sq(team.team_scratch(0), block_m * head_size), sk(team.team_scratch(0), count * head_size),
-        sv(team.team_scratch(0), count * head_size), ss(team.team_scratch(0), block_m * count),
-        sacc(team.team_scratch(0), block_m * head_size), salpha(team.team_scratch(0), block_m);
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+    FloatScratch<test::Space> sq(team.team_scratch(0), block_m * head_size),
+        sk(team.team_scratch(0), count * head_size), sv(team.team_scratch(0), count * head_size),
+        ss(team.team_scratch(0), block_m * count), sacc(team.team_scratch(0), block_m * head_size),
+        salpha(team.team_scratch(0), block_m);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * head_size), [&](int i) {
       sq(i) = q(i);
       sacc(i) = acc(i);
@@ -804,7 +809,7 @@ struct TeamGemmProducts {
 
 TEST(TeamGemm, ScoresAndAccumulationMatchTheHost) {
 #if defined(KATTN_KOKKOS_KERNELS)
-  if (!team_gemm_available()) GTEST_SKIP() << "Kokkos Kernels' products serve host backends only";
+  if (!team_gemm_available<test::Space>()) GTEST_SKIP() << "Kokkos Kernels' products serve host backends only";
   const std::tuple<int, int, int> shapes[] = {{16, 32, 128}, {5, 7, 80}, {1, 1, 64}, {13, 64, 96}};
   for (const auto& [block_m, count, head_size] : shapes) {
     const auto fill = [](int n, float scale, int mod) {
@@ -816,14 +821,14 @@ TEST(TeamGemm, ScoresAndAccumulationMatchTheHost) {
                              v = fill(count * head_size, 0.5f, 3), alpha = fill(block_m, 0.5f, 4),
                              acc = fill(block_m * head_size, 1.0f, 6);
     const auto upload = [](const std::vector<float>& values) {
-      Kokkos::View<float*, MemorySpace> view("values", values.size());
+      Kokkos::View<float*, test::Memory> view("values", values.size());
       Kokkos::deep_copy(view, Kokkos::View<const float*, Kokkos::HostSpace>(values.data(), values.size()));
       return view;
     };
     const TeamGemmProducts products{
         upload(q),   upload(k), upload(v), upload(alpha), upload(fill(block_m * count, 0, 1)),
         upload(acc), block_m,   count,     head_size};
-    TeamPolicy policy(1, Kokkos::AUTO);
+    test::Policy policy(1, Kokkos::AUTO);
     const auto floats = [](int n) { return scratch_array_bytes(std::size_t(n), sizeof(float)); };
     policy.set_scratch_size(0, Kokkos::PerTeam(2 * floats(block_m * head_size) + 2 * floats(count * head_size) +
                                                floats(block_m * count) + floats(block_m)));

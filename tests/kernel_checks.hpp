@@ -1,0 +1,38 @@
+// The oracle check of a kernel run, shared by the default backend's kernel grid (test_kernels.cpp)
+// and the per-backend kernel tests (test_backend_kernels.cpp).
+#pragma once
+
+#include "kattn/harness/run_problem.hpp"
+#include "kattn/oracle/compare.hpp"
+#include "kattn/oracle/oracle.hpp"
+#include "kattn/workload/generator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace kattn::test {
+
+// Runs `problem` on Space with the forced variant and compares with the oracle.
+template <class Space = ExecutionSpace>
+void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
+  const ProblemRun run = run_problem<Space>(problem, options);
+  EXPECT_EQ(run.plan.variant, *options.variant);
+  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
+  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
+                          << c.max_rel_error;
+}
+
+// A mixed batch: decode with context, chunked prefill with context, prefill without context
+// (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
+inline std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
+
+inline AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3) {
+  AttentionOptions options;
+  options.variant = variant;
+  if (tile_size > 0) options.tile_size = tile_size;
+  options.num_segments = num_segments;  // ignored by the unsegmented variants
+  return options;
+}
+
+}  // namespace kattn::test
