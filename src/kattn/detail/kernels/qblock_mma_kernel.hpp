@@ -125,9 +125,9 @@ struct QBlockMmaKernel {
       if constexpr (DeepTiles) {
         const int first = it.first_key + tile * kFragmentTileKeys;
         const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
-        tile_lanes.copy_swizzled_pair(unsigned(__cvta_generic_to_shared(k_buffer(tile))),
-                                      unsigned(__cvta_generic_to_shared(v_buffer(tile))), block_row, block_size, first,
-                                      count);
+        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps>(unsigned(__cvta_generic_to_shared(k_buffer(tile))),
+                                                                unsigned(__cvta_generic_to_shared(v_buffer(tile))),
+                                                                block_row, block_size, first, count);
         return team_stage_commit();
       }
 #endif

@@ -201,17 +201,16 @@ struct TeamTileCopy {
   }
 
   // K rows into the tile at `to` and the V rows of the same keys into the tile at `v_to`, as
-  // copy_swizzled does each: a row's block lookup and address serve both.
+  // copy_swizzled does each: a row's block lookup and address serve both. Warps: the team's, known
+  // at compile time, so that a thread's rows (4 · Warps apart) and their offsets are constants.
+  template <int Warps>
   __device__ void copy_swizzled_pair(unsigned to, unsigned v_to, const std::int32_t* block_ids,
                                      const FastDivisor& block_size, int first, int count) const {
+    static_assert(Rows % (4 * Warps) == 0 && (4 * Warps) % 8 == 0, "a thread's rows share their index mod 8");
     constexpr int kRowTo = 128, kHalfTo = Rows * 128;
     const int chunk = int(threadIdx.x % 8);
-    if (row_step % 8 == 0 && row_step * 4 == Rows)
-      return copy_rows<kRowTo, kHalfTo, 4, true>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16), k_lane,
-                                                 block_ids, block_size, first, count, row0, v_to - to);
-    for (int j = row0; j < Rows; j += row_step)
-      copy_rows<kRowTo, kHalfTo, 1, true>(to + unsigned(j * kRowTo + (chunk ^ (j % 8)) * 16), k_lane, block_ids,
-                                          block_size, first, count, j, v_to - to);
+    copy_rows<kRowTo, kHalfTo, Rows / (4 * Warps), true>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16),
+                                                         k_lane, block_ids, block_size, first, count, row0, v_to - to);
   }
 #endif
 
