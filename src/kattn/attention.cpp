@@ -175,15 +175,7 @@ KATTN_INSTANTIATE_Q(bf16_t)
   template LaunchPlan attention_on<Space, Q, Cache, Out>(                                          \
       const Space&, const AttentionInputs<Q, Cache, Space::memory_space>&, const AttentionParams&, \
       const AttentionOutput<Out, Space::memory_space>&, BasicWorkspace<Space>&, const AttentionOptions&);
-#define KATTN_INSTANTIATE_ON_Q(Space, Q)        \
-  KATTN_INSTANTIATE_ON(Space, Q, Q, Q)          \
-  KATTN_INSTANTIATE_ON(Space, Q, Q, fp8_e4m3_t) \
-  KATTN_INSTANTIATE_ON(Space, Q, fp8_e4m3_t, Q) \
-  KATTN_INSTANTIATE_ON(Space, Q, fp8_e4m3_t, fp8_e4m3_t)
-#define KATTN_INSTANTIATE_ON_SPACE(Space) \
-  KATTN_INSTANTIATE_ON_Q(Space, float)    \
-  KATTN_INSTANTIATE_ON_Q(Space, fp16_t)   \
-  KATTN_INSTANTIATE_ON_Q(Space, bf16_t)
+#define KATTN_INSTANTIATE_ON_SPACE(Space) KATTN_FOR_EACH_STORAGE_ON(KATTN_INSTANTIATE_ON, Space)
 KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE_ON_SPACE)
 
 }  // namespace kattn

@@ -32,6 +32,14 @@
 
 #define KATTN_FOR_EACH_BACKEND(F) KATTN_ON_SERIAL(F) KATTN_ON_OPENMP(F) KATTN_ON_CUDA(F) KATTN_ON_HIP(F)
 
+// KATTN_FOR_EACH_STORAGE_ON(F, Space) expands F(Space, Q, Cache, Out) for each storage combination
+// kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the cache and out each q's type
+// or fp8.
+#define KATTN_STORAGE_OF_Q_ON(F, Space, Q) \
+  F(Space, Q, Q, Q) F(Space, Q, Q, fp8_e4m3_t) F(Space, Q, fp8_e4m3_t, Q) F(Space, Q, fp8_e4m3_t, fp8_e4m3_t)
+#define KATTN_FOR_EACH_STORAGE_ON(F, Space) \
+  KATTN_STORAGE_OF_Q_ON(F, Space, float) KATTN_STORAGE_OF_Q_ON(F, Space, fp16_t) KATTN_STORAGE_OF_Q_ON(F, Space, bf16_t)
+
 namespace kattn::backends_detail {
 template <class Space>
 constexpr bool built_for() {
