@@ -51,7 +51,7 @@ struct KernelArgs {
   FastDivisor queries_per_kv;  // query heads per KV head (.divisor); rows find their token and head by it
   int head_size = 0;
   int block_size = 0;
-  ScoreRules rules;             // points into the feature views of the inputs
+  ScoreRules<> rules;           // points into the feature views of the inputs
   float out_multiplier = 1.0f;  // v_scale, divided by out_scale for an fp8 output
 
   // Writes a normalised output element: dequantised by v_scale, quantised for fp8.

@@ -16,12 +16,14 @@ struct QBlockItem {
   int end_key = 0;     // and end here
   int tile_begin = 0;  // the segment's tiles of tile_size keys, [tile_begin, tile_end): tile t holds
   int tile_end = 0;    // the keys from first_key + t · tile_size on
+  MaskTiles tiles;     // all the block's tiles, [0, count), and those no row masks
 };
 
-// q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp).
-template <class Args, class Table>
-KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Table& q_blocks, int item, int tile_size,
-                                              int num_segments) {
+// q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp); rules: args.rules, or
+// as the kernel compiled them.
+template <class Args, class Rules, class Table>
+KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rules, const Table& q_blocks, int item,
+                                              int tile_size, int num_segments) {
   const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
   QBlockItem it;
   it.segment = item % num_segments;
@@ -42,9 +44,12 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Table& q_b
   // the tiles in between. The tiles start at the window start, not at a multiple of tile_size:
   // keys before it are in no row's window, and their cache slots may hold anything (NaN too,
   // which a weight of 0 does not cancel), so no tile reads them.
-  it.first_key = args.rules.first_key(rows.first_position);
-  it.end_key = args.rules.end_key(rows.first_position + rows.valid_tokens - 1, rows.seq_len, rows.seq);
-  const int num_tiles = it.end_key > it.first_key ? (it.end_key - it.first_key + tile_size - 1) / tile_size : 0;
+  const KeySpan span =
+      rules.key_span(rows.first_position, rows.first_position + rows.valid_tokens - 1, rows.seq_len, rows.seq);
+  it.first_key = span.any_begin;
+  it.end_key = span.any_end;
+  it.tiles = span.tiles(it.first_key, tile_size);
+  const int num_tiles = it.tiles.count();
   const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
   it.tile_begin = it.segment * tiles_per_segment;
   it.tile_end = it.tile_begin + tiles_per_segment < num_tiles ? it.tile_begin + tiles_per_segment : num_tiles;

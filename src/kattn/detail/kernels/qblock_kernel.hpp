@@ -61,7 +61,7 @@ struct QBlockKernel {
   }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, const Scratch& scratch, int item) const {
-    const QBlockItem it = qblock_item(args, q_blocks, item, tile_size, num_segments);
+    const QBlockItem it = qblock_item(args, args.rules, q_blocks, item, tile_size, num_segments);
     const QBlockRows& rows = it.rows;
     const int segment = it.segment;
     const int end_key = it.end_key;

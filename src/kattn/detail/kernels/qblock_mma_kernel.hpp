@@ -29,7 +29,9 @@ namespace kattn {
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
 // kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
-template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false>
+// Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
+template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false,
+          class Features = AllScores>
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
@@ -78,9 +80,9 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
-    const QBlockItem it = qblock_item(args, q_blocks, item, kFragmentTileKeys, num_segments);
+    const ScoreRules<Features> rules = args.rules.template compiled_for<Features>();
+    const QBlockItem it = qblock_item(args, rules, q_blocks, item, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
-    const ScoreRules& rules = args.rules;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
     const int lane = warp_lane(), warp = team.team_rank();
     const int row0 = warp * kFragmentRows;
@@ -167,25 +169,18 @@ struct QBlockMmaKernel {
       f.state[h] = Segmented ? SoftmaxState{} : rules.initial_state(rows.head(row0 + fragment_row(lane, 2 * h)));
       if (lane & 3) f.state[h].sum = 0.0f;
     }
-    // The keys of the warp's rows, for skipping tiles that none of them sees (causal diagonals).
+    // The tiles of the warp's rows, from the mask: those none of them sees are skipped (causal
+    // diagonals), those all of them see whole need no mask; and whether a logit is only the scaled
+    // dot product.
     const int last_row = valid_rows - 1 < row0 + kFragmentRows - 1 ? valid_rows - 1 : row0 + kFragmentRows - 1;
-    const bool warp_has_rows = row0 <= last_row;
-    const int warp_key_begin = rules.first_key(rows.position(row0));
-    const int warp_key_end = warp_has_rows ? rules.end_key(rows.position(last_row), rows.seq_len, rows.seq) : 0;
-    // Keys every row of the warp sees, where a tile needs no mask (as wide as the last row's
-    // window start to the first row's end); and whether a logit is only the scaled dot product.
-    const int unmasked_begin = warp_has_rows ? rules.first_key(rows.position(last_row)) : 0;
-    const int unmasked_end = warp_has_rows ? rules.end_key(rows.position(row0), rows.seq_len, rows.seq) : 0;
-    const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
-    // The warpgroup computes a tile together where any of its rows sees a key of it (rows' keys
-    // grow with the row; the double-buffered loop computes every tile of the item); a warp's rows
-    // that see none of it get weights 0 from the mask.
-    const int team_key_begin = rules.first_key(rows.position(0));
-    const int team_key_end = valid_rows > 0 ? rules.end_key(rows.position(valid_rows - 1), rows.seq_len, rows.seq) : 0;
-    const auto computes = [&](int first) {
-      return Warpgroup ? first < team_key_end && first + kFragmentTileKeys > team_key_begin
-                       : warp_has_rows && first < warp_key_end && first + kFragmentTileKeys > warp_key_begin;
-    };
+    const KeySpan warp_keys = row0 <= last_row
+                                  ? rules.key_span(rows.position(row0), rows.position(last_row), rows.seq_len, rows.seq)
+                                  : KeySpan{};
+    const MaskTiles warp_tiles = warp_keys.tiles(it.first_key, kFragmentTileKeys);
+    const bool plain_logits = rules.plain_logits();
+    // The warpgroup computes every tile of the item together (some row of the block sees a key of
+    // each); a warp's rows that see none of it get weights 0 from the mask.
+    const auto computes = [&](int tile) { return Warpgroup || warp_tiles.touches(tile); };
     // Scores stay dot products where the logit is the scaled one (the scale then folds into the
     // softmax's FFMA); a tile past the keys every row sees masks them by position alone. The mask
     // is a select a score; the logits (their code inlined for each of a lane's 32 scores) run on a
@@ -193,8 +188,9 @@ struct QBlockMmaKernel {
     // takes, stays short (with the logits between its branches it had filled the instruction
     // cache: misses were a fifth of the stall samples of single-tile items). Gives the scale of the
     // scores that come out.
-    const auto mask = [&](WarpScores& s, int first) {
-      if (plain_logits && first >= unmasked_begin && first + kFragmentTileKeys <= unmasked_end) return rules.scale;
+    const auto mask = [&](WarpScores& s, int tile) {
+      if (plain_logits && warp_tiles.unmasked(tile)) return rules.scale;
+      const int first = it.first_key + tile * kFragmentTileKeys;
       int position[2], key_begin[2], key_end[2];  // the lane's row h sees keys [key_begin[h], key_end[h])
       KATTN_UNROLL
       for (int h = 0; h < 2; ++h) {
@@ -246,14 +242,14 @@ struct QBlockMmaKernel {
         next_tile(it.tile_begin);
         warpgroup_scores_issue<Cache>(q_rows, k_buffer(it.tile_begin), s);
         warpgroup_wait<0>(s);
-        warp_softmax_weights(f, s, mask(s, it.first_key + it.tile_begin * kFragmentTileKeys), alpha);
+        warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
         warpgroup_weights<Cache>(s, p);  // the accumulator is still zeros: nothing to rescale
         for (int tile = it.tile_begin + 1; tile < it.tile_end; ++tile) {
           next_tile(tile);
           warpgroup_scores_issue<Cache>(q_rows, k_buffer(tile), s);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
-          warp_softmax_weights(f, s, mask(s, it.first_key + tile * kFragmentTileKeys), alpha);
+          warp_softmax_weights(f, s, mask(s, tile), alpha);
           warpgroup_wait<0>(f.o);
           warp_rescale_output(f, alpha);
           warpgroup_weights<Cache>(s, p);
@@ -272,15 +268,14 @@ struct QBlockMmaKernel {
         if (tile > it.tile_begin) copies_done();
         team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
         stage(true, tile, v_tile);
-        const int first = it.first_key + tile * kFragmentTileKeys;
-        const bool computes_tile = computes(first);
+        const bool computes_tile = computes(tile);
         WarpScores s;
         if (computes_tile) {
           if constexpr (Warpgroup)
             warpgroup_scores<Cache>(f, k_tile, s);
           else
             warp_scores<Cache>(f, k_tile, stride, head_size, s);
-          warp_softmax_step(f, s, mask(s, first));
+          warp_softmax_step(f, s, mask(s, tile));
         }
         copies_done();
         team.team_barrier();  // V(tile) is in; every warp is done with K(tile)

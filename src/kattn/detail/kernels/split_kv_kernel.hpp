@@ -25,7 +25,8 @@ namespace kattn {
 
 // The first key of a partition. Without a window it does not depend on the sequence's length, so
 // a team can fetch its block ids while that length is still in flight.
-KOKKOS_INLINE_FUNCTION int split_kv_partition_first(const ScoreRules& rules, int position, int partition,
+template <class Rules>
+KOKKOS_INLINE_FUNCTION int split_kv_partition_first(const Rules& rules, int position, int partition,
                                                     int partition_size) {
   return (rules.window_left < 0 ? 0 : rules.first_key(position)) + partition * partition_size;
 }
@@ -67,15 +68,16 @@ KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_place(const Args& args, int league_r
   return it;
 }
 
-// The team's keys, from its sequence's length.
-template <class Args>
-KOKKOS_INLINE_FUNCTION void split_kv_keys(const Args& args, const SplitKvGrid& grid, int seq_len, SplitKvItem& it) {
+// The team's keys, from its sequence's length (rules: args.rules, or as a kernel compiled them).
+template <class Args, class Rules>
+KOKKOS_INLINE_FUNCTION void split_kv_keys(const Args& args, const Rules& rules, const SplitKvGrid& grid, int seq_len,
+                                          SplitKvItem& it) {
   const int query_start = grid.one_query_a_seq ? it.token : args.cu_seqlens_q(it.seq);
   const int query_len = grid.one_query_a_seq ? 1 : args.cu_seqlens_q(it.seq + 1) - query_start;
   it.context_len = seq_len - query_len;
   it.position = it.context_len + it.token - query_start;
-  const int visible_end = args.rules.end_key(it.position, seq_len, it.seq);
-  it.first = split_kv_partition_first(args.rules, it.position, it.partition, grid.partition_size);
+  const int visible_end = rules.end_key(it.position, seq_len, it.seq);
+  it.first = split_kv_partition_first(rules, it.position, it.partition, grid.partition_size);
   it.end = it.first + grid.partition_size < visible_end ? it.first + grid.partition_size : visible_end;
   if (it.end < it.first) it.end = it.first;
 }
@@ -83,7 +85,7 @@ KOKKOS_INLINE_FUNCTION void split_kv_keys(const Args& args, const SplitKvGrid& g
 template <class Args>
 KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_item(const Args& args, int league_rank, const SplitKvGrid& grid) {
   SplitKvItem it = split_kv_place(args, league_rank, grid);
-  split_kv_keys(args, grid, args.seq_lens(it.seq), it);
+  split_kv_keys(args, args.rules, grid, args.seq_lens(it.seq), it);
   return it;
 }
 

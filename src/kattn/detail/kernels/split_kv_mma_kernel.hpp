@@ -18,8 +18,9 @@
 namespace kattn {
 
 // HeadSize: the head size fixed at compile time (its loops, guards and offsets then fold away), or
-// 0 for any head size the kernel takes, read from args.
-template <class Space, class Args, int HeadSize = 0>
+// 0 for any head size the kernel takes, read from args. Features: the score features compiled in
+// (score_rules.hpp; at least args.rules' used ones).
+template <class Space, class Args, int HeadSize = 0, class Features = AllScores>
 struct SplitKvMmaKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
@@ -37,6 +38,7 @@ struct SplitKvMmaKernel {
 
   // Scratch: the warps' rings (later their merge, then the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const ScoreRules<Features> rules = args.rules.template compiled_for<Features>();
     SplitKvItem it = split_kv_place(args, team.league_rank(), grid);
     const int seq_len = args.seq_lens(it.seq);  // in flight while the block ids load, where they need not wait for it
     const int head_size = HeadSize > 0 ? HeadSize : args.head_size;
@@ -53,14 +55,13 @@ struct SplitKvMmaKernel {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, count),
                            [&](int i) { block_ids(i) = table_row[first_block + i]; });
     };
-    const bool early_ids = args.rules.window_left < 0;
+    const bool early_ids = !Features::window || rules.window_left < 0;
     if (early_ids) {
-      const int first_block =
-          block_size.div(split_kv_partition_first(args.rules, 0, it.partition, grid.partition_size));
+      const int first_block = block_size.div(split_kv_partition_first(rules, 0, it.partition, grid.partition_size));
       const int in_table = table_width - first_block;  // ids past the table row are never read
       read_ids(first_block, in_table < max_ids ? (in_table > 0 ? in_table : 0) : max_ids);
     }
-    split_kv_keys(args, grid, seq_len, it);
+    split_kv_keys(args, rules, grid, seq_len, it);
     const int first_block = block_size.div(it.first);
     if (!early_ids) read_ids(first_block, it.end > it.first ? block_size.div(it.end - 1) - first_block + 1 : 0);
 
@@ -90,7 +91,6 @@ struct SplitKvMmaKernel {
     };
 
     const int lane = warp_lane();
-    const ScoreRules& rules = args.rules;
     WarpKeyRowFragments f;
     int head[2];
     bool real_row[2];
@@ -103,7 +103,7 @@ struct SplitKvMmaKernel {
       f.state[h] = grid.num_partitions > 1 || !real_row[h] || warp > 0 ? SoftmaxState{} : rules.initial_state(head[h]);
       if (lane >> 2) f.state[h].sum = 0.0f;  // a sink's 1 counted by one lane of the row's eight
     }
-    const bool plain_logits = rules.softcap == 0.0f && !rules.alibi_slopes && !rules.qq_bias;
+    const bool plain_logits = rules.plain_logits();
 
     // One staging site (the first stages - 1 iterations only stage): the loop's code stays small.
     for (int tile = 1 - stages; tile < warp_tiles; ++tile) {

@@ -144,8 +144,9 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       policy.set_scratch_size(
           0, Kokkos::PerTeam(split_kv_mma_scratch_bytes(warps, stages, plan.tile_size, g.block_size, g.head_size,
                                                         plan.num_segments, sizeof(Cache))));
-      const auto launch = [&](auto head_size) {  // Llama-class head 128 at compile time, others as they come
-        using Kernel = SplitKvMmaKernel<Space, Args, decltype(head_size)::value>;
+      // Llama-class head 128 at compile time, with the call's score features; others as they come.
+      const auto launch = [&](auto head_size, auto features) {
+        using Kernel = SplitKvMmaKernel<Space, Args, decltype(head_size)::value, decltype(features)>;
         const bool block_tiles = decltype(head_size)::value > 0 &&
                                  Kernel::BlockTiles::applies(args.k, args.v, g.head_size, g.block_size, aligned);
         launches("kattn::split_kv", policy,
@@ -153,9 +154,9 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
                         block_tiles});
       };
       if (g.head_size == 128)
-        launch(std::integral_constant<int, 128>{});
+        with_score_features(args.rules, [&](auto features) { launch(std::integral_constant<int, 128>{}, features); });
       else
-        launch(std::integral_constant<int, 0>{});
+        launch(std::integral_constant<int, 0>{}, AllScores{});
       return;
     }
   }
@@ -217,11 +218,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     if (plan.register_rows) {
       const bool aligned = kv_rows_aligned(args) && token_rows_aligned(args.q, g.head_size);
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
-      // Llama-class head 128 at compile time, others as they come; the warpgroup products where
-      // the plan chose them and their tile copy takes the cache (else the warps' products).
-      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep) {
+      // Llama-class head 128 at compile time, with the call's score features, others as they come;
+      // the warpgroup products where the plan chose them and their tile copy takes the cache (else
+      // the warps' products).
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto features) {
         using Kernel = QBlockMmaKernel<Space, Args, Segmented, decltype(head_size)::value, decltype(warpgroup)::value,
-                                       decltype(deep)::value>;
+                                       decltype(deep)::value, decltype(features)>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
@@ -231,6 +233,10 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
+      const auto launch_head128 = [&](auto warpgroup, auto deep) {
+        return with_score_features(args.rules,
+                                   [&](auto features) { return launch_mma(Head128{}, warpgroup, deep, features); });
+      };
       if constexpr (warpgroup_mma_available<Space>()) {
         // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
         // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
@@ -238,11 +244,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
             plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <=
                                    team_scratch_limit<Space>();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
-          launched = deep ? launch_mma(Head128{}, std::true_type{}, std::true_type{})
-                          : launch_mma(Head128{}, std::true_type{}, std::false_type{});
+          launched = deep ? launch_head128(std::true_type{}, std::true_type{})
+                          : launch_head128(std::true_type{}, std::false_type{});
       }
-      if (!launched && g.head_size == 128) launched = launch_mma(Head128{}, std::false_type{}, std::false_type{});
-      if (!launched) launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{});
+      if (!launched && g.head_size == 128) launched = launch_head128(std::false_type{}, std::false_type{});
+      if (!launched)
+        launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, AllScores{});
     }
   }
   if (!launched)

@@ -60,7 +60,7 @@ KOKKOS_INLINE_FUNCTION void load_kv_tile(const Member& team, const PagedKvAccess
 template <class Member, class QView, class TileView, class ScoreView>
 KOKKOS_INLINE_FUNCTION void qblock_scores(const Member& team, const QBlockRows& rows, int block_m, const QView& q,
                                           const TileView& k, int first, int count, int head_size,
-                                          const ScoreRules& rules, const ScoreView& scores) {
+                                          const ScoreRules<>& rules, const ScoreView& scores) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, block_m * count), [&](int pair) {
     const int r = pair / count;
     const int j = pair - r * count;
@@ -81,7 +81,7 @@ KOKKOS_INLINE_FUNCTION void qblock_scores(const Member& team, const QBlockRows& 
 // scores[r][j] = the logit of row r against key first + j, or -inf where not visible.
 template <class Member, class ScoreView>
 KOKKOS_INLINE_FUNCTION void qblock_apply_rules(const Member& team, const QBlockRows& rows, int block_m, int first,
-                                               int count, const ScoreRules& rules, const ScoreView& scores) {
+                                               int count, const ScoreRules<>& rules, const ScoreView& scores) {
   Kokkos::parallel_for(Kokkos::TeamVectorRange(team, block_m * count), [&](int pair) {
     const int r = pair / count;
     const int j = pair - r * count;

@@ -23,7 +23,7 @@ struct KeyRow {
 template <class Member, class Storage, class ScratchView>
 KOKKOS_INLINE_FUNCTION void tile_scores(const Member& team, const ScratchView& q, const PagedKvAccessor<Storage>& k,
                                         const std::int32_t* block_row, int block_size, int kv_head, int first,
-                                        int count, int head_size, const ScoreRules& rules, const KeyRow& row,
+                                        int count, int head_size, const ScoreRules<>& rules, const KeyRow& row,
                                         const ScratchView& scores) {
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](int j) {
     const int position = first + j;

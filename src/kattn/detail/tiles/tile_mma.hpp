@@ -158,7 +158,7 @@ KOKKOS_INLINE_FUNCTION void tile_accumulate_mma(int block_m, int count, int head
 template <class Q, class Member, class QView, class TileView, class ScoreView>
 KOKKOS_INLINE_FUNCTION void qblock_tile_scores(const Member& team, bool tensor_cores, const QBlockRows& rows,
                                                int block_m, const QView& q, const TileView& k, int first, int count,
-                                               int head_size, const ScoreRules& rules, const ScoreView& scores) {
+                                               int head_size, const ScoreRules<>& rules, const ScoreView& scores) {
   using Cache = typename TileView::non_const_value_type;
   if constexpr (tensor_core_operands<Q, Cache>()) {
     if (tensor_cores) {
