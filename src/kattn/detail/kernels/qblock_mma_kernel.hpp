@@ -244,16 +244,27 @@ struct QBlockMmaKernel {
         warpgroup_wait<0>(s);
         warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
         warpgroup_weights<Cache>(s, p);  // the accumulator is still zeros: nothing to rescale
-        for (int tile = it.tile_begin + 1; tile < it.tile_end; ++tile) {
+        const auto step = [&](int tile, auto masked) {
           next_tile(tile);
           warpgroup_scores_issue<Cache>(q_rows, k_buffer(tile), s);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
-          warp_softmax_weights(f, s, mask(s, tile), alpha);
+          warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
           warpgroup_wait<0>(f.o);
           warp_rescale_output(f, alpha);
           warpgroup_weights<Cache>(s, p);
-        }
+        };
+        // The tiles every row of the block sees whole, where the logit is the scaled dot product,
+        // step without the mask's code (the mask's unmasked trips between its masked ones, as
+        // CUTLASS's mainloops run them): the common step stays short, not predicated around it.
+        // Bounds are the team's, so the warps of the warpgroup run the same loops.
+        const auto clamp = [](int tile, int low, int high) { return tile < low ? low : tile > high ? high : tile; };
+        int tile = it.tile_begin + 1;
+        const int unmasked_begin = plain_logits ? clamp(it.tiles.unmasked_begin, tile, it.tile_end) : it.tile_end;
+        const int unmasked_end = plain_logits ? clamp(it.tiles.unmasked_end, unmasked_begin, it.tile_end) : it.tile_end;
+        for (; tile < unmasked_begin; ++tile) step(tile, std::true_type{});
+        for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
+        for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
         warpgroup_wait<0>(f.o);
       }

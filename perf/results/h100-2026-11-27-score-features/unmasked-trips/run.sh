@@ -1,0 +1,19 @@
+# Device run 33 (2026-11-27): A/B in one call of 4dca551 (base), 496f401 (feat: score features as
+# types) and the unmasked tiles stepped without the mask (split): prefill A/B scenario and window
+# scenario, lower of three runs; then split's targets beside PyTorch SDPA (kernel time, L2 flushed).
+source .device/setup.sh
+R=$OUT/r; mkdir -p $R
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date; } > $R/device.txt
+mkdir -p .device/ab && tar -C .device/ab -xJf .device/ab.tar.xz
+for b in base feat split; do printf '#!/bin/sh\nLD_LIBRARY_PATH=%s/.device/pkg/lib exec %s/.device/ab/%s.bin "$@"\n' "$ROOT" "$ROOT" $b > .device/ab/$b; chmod +x .device/ab/$b; done
+S=perf/results/h100-2026-11-26-overlap/ab/prefill-ab-scenario.json
+for i in 1 2 3; do for b in base feat split; do
+  timeout 100 .device/ab/$b bench --scenario $S --warmup 10 --runs 50 --no-check-values > $R/$b-prefill-$i.txt 2>&1
+  timeout 60 .device/ab/$b bench --scenario perf/scenarios/window.json --warmup 10 --runs 50 --no-check-values > $R/$b-window-$i.txt 2>&1
+done; done
+python3 .device/ab_parse.py base,feat,split $R/*-prefill-*.txt $R/*-window-*.txt | tee $R/ab-prefill.txt
+timeout 200 .device/ab/split bench --scenario perf/scenarios/targets.json --warmup 20 --runs 100 --no-check-values --output $R/targets.json > $R/targets.txt 2>&1
+timeout 200 python3 perf/torch_sdpa.py $R/targets.json > $R/sdpa-targets.txt 2>&1
+grep -v stream $R/targets.txt | grep -E 'prefill|mixed|decode' | awk '{print $1, $6, $12, $14, $NF}'; tail -14 $R/sdpa-targets.txt
+gzip $R/targets.json
+tar -C $OUT -czf $OUT/run33.tgz r && rm -rf $R
