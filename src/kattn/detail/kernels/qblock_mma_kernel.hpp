@@ -47,10 +47,11 @@ struct QBlockMmaKernel {
   SegmentPartials<typename Space::memory_space> partials;  // Segmented only
   int num_segments;
   bool static_grid;
-  FastDivisor block_size;  // the cache's
-  bool aligned;            // cache and query rows allow 16-byte loads (lane_chunks_aligned)
-  bool tile_copy;          // TileCopy applies (HeadSize > 0 only)
-  bool rows_out;           // 16-bit output whose rows allow 16-byte stores: written through scratch
+  FastDivisor block_size;      // the cache's
+  bool aligned;                // cache and query rows allow 16-byte loads (lane_chunks_aligned)
+  bool tile_copy;              // TileCopy applies (HeadSize > 0 only)
+  bool rows_out;               // 16-bit output whose rows allow 16-byte stores: written through scratch
+  ScoreRules<Features> rules;  // args.rules as compiled in: a kernel parameter, not a copy in registers
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -80,7 +81,6 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
-    const ScoreRules<Features> rules = args.rules.template compiled_for<Features>();
     const QBlockItem it = qblock_item(args, rules, q_blocks, item, kFragmentTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
@@ -254,16 +254,20 @@ struct QBlockMmaKernel {
           warp_rescale_output(f, alpha);
           warpgroup_weights<Cache>(s, p);
         };
-        // The tiles every row of the block sees whole, where the logit is the scaled dot product,
-        // step without the mask's code (the mask's unmasked trips between its masked ones, as
-        // CUTLASS's mainloops run them): the common step stays short, not predicated around it.
-        // Bounds are the team's, so the warps of the warpgroup run the same loops.
-        const auto clamp = [](int tile, int low, int high) { return tile < low ? low : tile > high ? high : tile; };
+        // Where the logit is the scaled dot product (compiled in), the tiles every row of the block
+        // sees whole step without the mask's code (the mask's unmasked trips between its masked
+        // ones, as CUTLASS's mainloops run them): the common step stays short, not predicated
+        // around it. Bounds are the team's, so the warps of the warpgroup run the same loops. A
+        // kernel with the logits' hooks keeps one step (two copies of its long step had cost a
+        // windowed prefill 2.6 %).
         int tile = it.tile_begin + 1;
-        const int unmasked_begin = plain_logits ? clamp(it.tiles.unmasked_begin, tile, it.tile_end) : it.tile_end;
-        const int unmasked_end = plain_logits ? clamp(it.tiles.unmasked_end, unmasked_begin, it.tile_end) : it.tile_end;
-        for (; tile < unmasked_begin; ++tile) step(tile, std::true_type{});
-        for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
+        if constexpr (!Features::logits) {
+          const auto clamp = [](int t, int low, int high) { return t < low ? low : t > high ? high : t; };
+          const int unmasked_begin = clamp(it.tiles.unmasked_begin, tile, it.tile_end);
+          const int unmasked_end = clamp(it.tiles.unmasked_end, unmasked_begin, it.tile_end);
+          for (; tile < unmasked_begin; ++tile) step(tile, std::true_type{});
+          for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
+        }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
         warpgroup_wait<0>(f.o);

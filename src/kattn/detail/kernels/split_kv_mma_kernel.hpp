@@ -29,16 +29,16 @@ struct SplitKvMmaKernel {
 
   Args args;
   SegmentPartials<typename Space::memory_space> partials;  // when num_partitions > 1
-  std::int32_t* counters;  // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
-  SplitKvGrid grid;        // rows_per_group at most kKeyRowQueries
-  int stages;              // tiles in flight a warp: split_kv_mma_stages
-  FastDivisor block_size;  // the cache's
-  bool aligned;            // every cache row admits 16-byte copies (else one warp a team)
-  bool block_tiles;        // WarpBlockTileCopy applies (HeadSize > 0 only): tiles aligned to keys copy lean
+  std::int32_t* counters;      // when num_partitions > 1: [tokens × KV heads × row groups], zero between calls
+  SplitKvGrid grid;            // rows_per_group at most kKeyRowQueries
+  int stages;                  // tiles in flight a warp: split_kv_mma_stages
+  FastDivisor block_size;      // the cache's
+  bool aligned;                // every cache row admits 16-byte copies (else one warp a team)
+  bool block_tiles;            // WarpBlockTileCopy applies (HeadSize > 0 only): tiles aligned to keys copy lean
+  ScoreRules<Features> rules;  // args.rules as compiled in: a kernel parameter, not a copy in registers
 
   // Scratch: the warps' rings (later their merge, then the partition merge's weights), the block ids.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const ScoreRules<Features> rules = args.rules.template compiled_for<Features>();
     SplitKvItem it = split_kv_place(args, team.league_rank(), grid);
     const int seq_len = args.seq_lens(it.seq);  // in flight while the block ids load, where they need not wait for it
     const int head_size = HeadSize > 0 ? HeadSize : args.head_size;

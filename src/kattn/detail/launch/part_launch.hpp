@@ -151,7 +151,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
                                  Kernel::BlockTiles::applies(args.k, args.v, g.head_size, g.block_size, aligned);
         launches("kattn::split_kv", policy,
                  Kernel{args, partials, counters, part.split_kv_grid(g), stages, FastDivisor(g.block_size), aligned,
-                        block_tiles});
+                        block_tiles, args.rules.template compiled_for<decltype(features)>()});
       };
       if (g.head_size == 128)
         with_score_features(args.rules, [&](auto features) { launch(std::integral_constant<int, 128>{}, features); });
@@ -228,7 +228,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, q_blocks, partials, plan.num_segments, static_grid, FastDivisor(g.block_size), aligned,
-                      tile_copy, rows_out},
+                      tile_copy, rows_out, args.rules.template compiled_for<decltype(features)>()},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };
