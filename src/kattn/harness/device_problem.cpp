@@ -39,8 +39,9 @@ DeviceView fill_hashed(DeviceView device, std::uint64_t seed) {
   return device;
 }
 
+// The index tensors and parameters of `p`, and out unless the caller allocates it.
 template <class Q, class Cache, class Out, class Memory = MemorySpace>
-DeviceProblem<Q, Cache, Out, Memory> allocate_with_index(const HostProblem& p) {
+DeviceProblem<Q, Cache, Out, Memory> allocate_with_index(const HostProblem& p, bool with_out = true) {
   const Geometry& g = p.geometry;
   DeviceProblem<Q, Cache, Out, Memory> d;
   d.params = p.params;
@@ -51,7 +52,7 @@ DeviceProblem<Q, Cache, Out, Memory> allocate_with_index(const HostProblem& p) {
       Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Memory>("kattn::cu_seqlens_q", g.num_seqs + 1), p.cu_seqlens_q);
   d.inputs.seq_lens =
       upload(Kokkos::View<std::int32_t*, Kokkos::LayoutRight, Memory>("kattn::seq_lens", g.num_seqs), p.seq_lens);
-  d.out = AttentionOutput<Out, Memory>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
+  if (with_out) d.out = AttentionOutput<Out, Memory>("kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
   using Floats = Kokkos::View<float*, Kokkos::LayoutRight, Memory>;
   if (!p.alibi_slopes.empty())
     d.inputs.alibi_slopes = upload(Floats("kattn::alibi_slopes", g.num_q_heads), p.alibi_slopes);
@@ -95,29 +96,37 @@ DeviceProblem<Q, Cache, Out, typename Space::memory_space> upload_problem(const 
   return d;
 }
 
+// q and out of a synthesized problem, aligned as a torch caller's.
+template <class Q, class Cache, class Out>
+void synthesize_tokens(DeviceProblem<Q, Cache, Out>& d, const Geometry& g, std::uint64_t seed) {
+  d.inputs.q = fill_hashed(
+      aligned_view<Tokens<Q>>(d.storage, "kattn::q", g.num_tokens, g.num_q_heads, g.head_size), seed);
+  d.out = aligned_view<AttentionOutput<Out>>(d.storage, "kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
+}
+
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed) {
   const Geometry& g = layout.geometry;
-  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
-  const auto no_init = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
-  d.inputs.q = fill_hashed(Tokens<Q>(no_init("kattn::q"), g.num_tokens, g.num_q_heads, g.head_size), seed);
-  d.inputs.k_cache = fill_hashed(
-      CacheView<Cache>(no_init("kattn::k_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 1);
-  d.inputs.v_cache = fill_hashed(
-      CacheView<Cache>(no_init("kattn::v_cache"), g.num_blocks, g.block_size, g.num_kv_heads, g.head_size), seed + 2);
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout, false);
+  synthesize_tokens(d, g, seed);
+  d.inputs.k_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::k_cache", g.num_blocks,
+                                                                g.block_size, g.num_kv_heads, g.head_size),
+                                 seed + 1);
+  d.inputs.v_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::v_cache", g.num_blocks,
+                                                                g.block_size, g.num_kv_heads, g.head_size),
+                                 seed + 2);
   return d;
 }
 
 template <class Q, class Cache, class Out>
-DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
+DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const DeviceProblem<Q, Cache, Out>& caches,
                                                 std::uint64_t seed) {
   const Geometry& g = layout.geometry;
-  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout);
-  d.inputs.q = fill_hashed(
-      Tokens<Q>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "kattn::q"), g.num_tokens, g.num_q_heads, g.head_size),
-      seed);
-  d.inputs.k_cache = caches.k_cache;
-  d.inputs.v_cache = caches.v_cache;
+  DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout, false);
+  synthesize_tokens(d, g, seed);
+  d.inputs.k_cache = caches.inputs.k_cache;
+  d.inputs.v_cache = caches.inputs.v_cache;
+  d.storage.insert(d.storage.end(), caches.storage.begin(), caches.storage.end());
   return d;
 }
 
@@ -126,7 +135,7 @@ DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const
 #define KATTN_INSTANTIATE(Q, Cache, Out)                                                                      \
   template DeviceProblem<Q, Cache, Out> synthesize_problem<Q, Cache, Out>(const HostProblem&, std::uint64_t); \
   template DeviceProblem<Q, Cache, Out> synthesize_queries<Q, Cache, Out>(                                    \
-      const HostProblem&, const AttentionInputs<Q, Cache>&, std::uint64_t);
+      const HostProblem&, const DeviceProblem<Q, Cache, Out>&, std::uint64_t);
 #define KATTN_INSTANTIATE_Q(Q)        \
   KATTN_INSTANTIATE(Q, Q, Q)          \
   KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t) \

@@ -3,6 +3,7 @@
 
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/storage_types.hpp"
+#include "kattn/harness/aligned_view.hpp"
 #include "kattn/problem/attention_inputs.hpp"
 #include "kattn/problem/host_problem.hpp"
 
@@ -16,6 +17,7 @@ struct DeviceProblem {
   AttentionInputs<Q, Cache, Memory> inputs;
   AttentionOutput<Out, Memory> out;
   AttentionParams params;
+  AlignedStorage<Memory> storage;  // what synthesized q, caches and out alias (aligned_view.hpp)
 };
 
 // Copies a validated host problem to Space's memory (built for every backend: core/backends.hpp),
@@ -25,15 +27,16 @@ DeviceProblem<Q, Cache, Out, typename Space::memory_space> upload_problem(const 
 
 // Copies only the index tensors of `layout` (its q/k/v may be empty) and fills q, K and V on the
 // device with deterministic pseudo-random values in [-1, 1): for benchmarks whose caches would be
-// too large to build on the host.
+// too large to build on the host. q, the caches and out start on 512-byte boundaries, as a torch
+// caller's do, inside the problem's `storage`: keep the problem while its views are used.
 template <class Q, class Cache, class Out>
 DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::uint64_t seed);
 
-// synthesize_problem on caches the caller keeps (a serving simulator's KV pool, filled once):
-// uploads the index tensors of `layout`, fills q, allocates out, and takes k_cache and v_cache
-// from `caches` (whose extents must match the layout's geometry).
+// synthesize_problem on caches another problem keeps (a serving simulator's KV pool, filled
+// once): uploads the index tensors of `layout`, fills q, allocates out, and takes k_cache and
+// v_cache from `caches` (whose extents must match the layout's geometry).
 template <class Q, class Cache, class Out>
-DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const AttentionInputs<Q, Cache>& caches,
+DeviceProblem<Q, Cache, Out> synthesize_queries(const HostProblem& layout, const DeviceProblem<Q, Cache, Out>& caches,
                                                 std::uint64_t seed);
 
 // out's values as float, [num_tokens, num_q_heads, head_size] (waits for the kernels writing it).

@@ -42,7 +42,7 @@ class KernelStepTimer : public StepTimer {
     seq.new_tokens = 1;
     seq.blocks = {0};
     one_token.sequences.push_back(seq);
-    pool_ = synthesize_problem<T, T, T>(step_layout(one_token, config), options.seed).inputs;
+    pool_ = synthesize_problem<T, T, T>(step_layout(one_token, config), options.seed);
   }
 
   std::string description() const override {
@@ -76,12 +76,12 @@ class KernelStepTimer : public StepTimer {
     const GraphShape shape = GraphShape::of(layout);
     AttentionOptions options;
     options.variant = options_.variant;
-    return graphs_.try_emplace(shape, shape, pool_, params, options).first->second;
+    return graphs_.try_emplace(shape, shape, pool_.inputs, params, options).first->second;
   }
 
   ModelConfig config_;
   KernelTimerOptions options_;
-  AttentionInputs<T, T> pool_;
+  DeviceProblem<T, T, T> pool_;  // the KV pool every step's queries read
   std::uint64_t steps_ = 0;
   std::map<GraphShape, StepGraph<T>> graphs_;
   std::optional<double> last_eager_us_;
