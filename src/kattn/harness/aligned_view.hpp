@@ -31,8 +31,8 @@ View aligned_view(AlignedStorage<Memory>& storage, const std::string& label, Ext
   const Kokkos::View<char*, Memory> bytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, label),
                                           count * sizeof(Value) + kInputAlignment);
   storage.push_back(bytes);
-  const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(bytes.data()) + kInputAlignment - 1) /
-                            kInputAlignment * kInputAlignment;
+  const std::uintptr_t at =
+      (reinterpret_cast<std::uintptr_t>(bytes.data()) + kInputAlignment - 1) / kInputAlignment * kInputAlignment;
   return View(reinterpret_cast<Value*>(at), extents...);
 }
 

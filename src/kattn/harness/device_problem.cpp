@@ -99,8 +99,8 @@ DeviceProblem<Q, Cache, Out, typename Space::memory_space> upload_problem(const 
 // q and out of a synthesized problem, aligned as a torch caller's.
 template <class Q, class Cache, class Out>
 void synthesize_tokens(DeviceProblem<Q, Cache, Out>& d, const Geometry& g, std::uint64_t seed) {
-  d.inputs.q = fill_hashed(
-      aligned_view<Tokens<Q>>(d.storage, "kattn::q", g.num_tokens, g.num_q_heads, g.head_size), seed);
+  d.inputs.q =
+      fill_hashed(aligned_view<Tokens<Q>>(d.storage, "kattn::q", g.num_tokens, g.num_q_heads, g.head_size), seed);
   d.out = aligned_view<AttentionOutput<Out>>(d.storage, "kattn::out", g.num_tokens, g.num_q_heads, g.head_size);
 }
 
@@ -109,11 +109,11 @@ DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::
   const Geometry& g = layout.geometry;
   DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout, false);
   synthesize_tokens(d, g, seed);
-  d.inputs.k_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::k_cache", g.num_blocks,
-                                                                g.block_size, g.num_kv_heads, g.head_size),
+  d.inputs.k_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::k_cache", g.num_blocks, g.block_size,
+                                                                g.num_kv_heads, g.head_size),
                                  seed + 1);
-  d.inputs.v_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::v_cache", g.num_blocks,
-                                                                g.block_size, g.num_kv_heads, g.head_size),
+  d.inputs.v_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::v_cache", g.num_blocks, g.block_size,
+                                                                g.num_kv_heads, g.head_size),
                                  seed + 2);
   return d;
 }
