@@ -122,7 +122,7 @@ __global__ void stream(const char* k, const char* v, const int* tables, int tile
   float acc = 0.0f;
   bool valid_at[Stages];
   int staged = 0;
-  for (; staged < Stages - 1; ++staged) {
+  const auto stage_next = [&] {  // the next tile into its ring slot (an empty group past the last)
     bool valid;
     const int t = tile_of(staged, valid);
     valid_at[staged % Stages] = valid;
@@ -131,19 +131,11 @@ __global__ void stream(const char* k, const char* v, const int* tables, int tile
       stage_tile(k, v, table, kv_head, t, to, to + kTileBytes, cfg.prefetch_256);
     else
       asm volatile("cp.async.commit_group;");
-  }
+    ++staged;
+  };
+  while (staged < Stages - 1) stage_next();
   for (int i = 0;; ++i) {
-    {
-      bool valid;
-      const int t = tile_of(staged, valid);
-      valid_at[staged % Stages] = valid;
-      const unsigned to = ring_to + (staged % Stages) * 2 * kTileBytes;
-      if (valid)
-        stage_tile(k, v, table, kv_head, t, to, to + kTileBytes, cfg.prefetch_256);
-      else
-        asm volatile("cp.async.commit_group;");
-      ++staged;
-    }
+    stage_next();
     if (!valid_at[i % Stages]) break;
     wait_stage<Stages>();
     const char* tile = ring + (i % Stages) * 2 * kTileBytes;
