@@ -1,7 +1,7 @@
 // Views whose data starts on a 512-byte boundary, as PyTorch's tensors do (vLLM's KV cache among
 // them). A Kokkos View's data lies 128 bytes past its allocation, behind the allocation's header,
 // so each 256-byte row of a head-128 fp16 cache would straddle two 256-byte blocks of the address
-// space: on the H100 that cost a paged decode 4-5 % and a plain read 3 % against the same bytes
+// space: on the H100 that cost the paged decodes 3-5 % and a plain read 3 % against the same bytes
 // aligned (docs/performance.md). The harness allocates the inputs it benchmarks this way, so that
 // kattn reads memory laid out as its callers' is.
 #pragma once
