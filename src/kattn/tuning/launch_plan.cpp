@@ -114,7 +114,7 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // (team_size), each with its own ring; fewer warps, then shorter partitions, where they do not fit.
     plan.register_rows = tensor_core_operands && register_rows_available<Space>() && g.head_size % 16 == 0 &&
                          g.head_size <= kFragmentMaxHead;
-    if (plan.register_rows && fit_split_kv_rings(plan, g, max_keys, element_bytes, scratch_limit)) {
+    if (plan.register_rows && fit_split_kv_rings(plan, g, max_keys, element_bytes, split_kv_scratch_limit<Space>())) {
       plan.tensor_cores = true;
       plan.vector_length = tensor_core_lanes();
       plan.block_m = std::min(q_per_kv, kSplitKvMmaRows);

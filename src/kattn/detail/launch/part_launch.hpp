@@ -137,7 +137,7 @@ void launch_split_kv(Launches& launches, const Args& args, const Geometry& g, co
       const bool aligned = kv_rows_aligned(args);
       const int warps = aligned ? plan.team_size : 1;  // unaligned rows are staged by the whole team: one warp
       const int stages = split_kv_mma_stages(warps, plan.tile_size, g.block_size, g.head_size, plan.num_segments,
-                                             sizeof(Cache), kokkos_team_scratch_max<Space>());
+                                             sizeof(Cache), split_kv_scratch_limit<Space>());
       if (stages == 0)
         throw NotSupported("split_kv variant: the plan's rings do not fit in team scratch");  // the planner fits them
       LaunchPolicy<Launches> policy(launches.space, int(items), warps, tensor_core_lanes());

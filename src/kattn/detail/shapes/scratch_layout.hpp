@@ -144,11 +144,13 @@ inline std::size_t split_kv_mma_scratch_bytes(int warps, int stages, int partiti
   return split_kv_mma_region_bytes(warps, stages, head_size, num_partitions, element_bytes) + 16 +
          scratch_array_bytes(std::size_t(partition_size) / std::size_t(block_size) + 2, sizeof(std::int32_t));
 }
-// The deepest ring a warp gets (kSplitKvMmaMaxStages, halved down to 2) with which `warps` warps
-// fit in `limit` bytes of team scratch; 0 where none fits. The planner and the launch both ask it.
+// The ring a warp gets with which `warps` warps fit in `limit` bytes of team scratch: up to
+// kSplitKvMmaMaxStages tiles for a team of one warp, 2 for larger teams (the H100 ran 2-warp teams
+// of 4 tiles a warp 1.14x slower on b8 4k than of 2), halved down to 2; 0 where none fits. The
+// planner and the launch both ask it.
 inline int split_kv_mma_stages(int warps, int partition_size, int block_size, int head_size, int num_partitions,
                                std::size_t element_bytes, std::size_t limit) {
-  for (int stages = kSplitKvMmaMaxStages; stages >= 2; stages /= 2)
+  for (int stages = warps > 1 ? 2 : kSplitKvMmaMaxStages; stages >= 2; stages /= 2)
     if (split_kv_mma_scratch_bytes(warps, stages, partition_size, block_size, head_size, num_partitions,
                                    element_bytes) <= limit)
       return stages;
