@@ -128,8 +128,9 @@ TEST(HardwareModel, TeamsPerUnitFollowRegistersAndScratch) {
   EXPECT_EQ(teams_per_unit(c, hw), 32);
 }
 
-// The shipped H100 kernels: the warpgroup prefill holds 2 teams an SM, the tensor-core decode 6
-// (Nsight Compute's block limits, docs/hardware-model.md), and each item adds its latency.
+// The shipped H100 kernels: the warpgroup prefill holds 2 teams an SM (Nsight Compute's block
+// limits, docs/hardware-model.md), the tensor-core decode's 4-warp teams 3 (their 70 KB of scratch
+// past Kokkos' cap, split_kv_scratch_max), and each item adds its latency.
 TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   HardwareModel hw = load_hardware_model(data_file("h100"));
   const BatchShape long_prefill = prefill(1, 8192);
@@ -139,8 +140,8 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   const BatchShape decode = decodes(8, 4096);
   const CallPlan d = target_call_plan(decode, hw);
   ASSERT_TRUE(d.main.register_rows);
-  ASSERT_EQ(d.main.team_size, 2);
-  EXPECT_EQ(teams_per_unit(launch_cost(d.main, decode, 0, 8, hw), hw), 6);
+  ASSERT_EQ(d.main.team_size, 4);
+  EXPECT_EQ(teams_per_unit(launch_cost(d.main, decode, 0, 8, hw), hw), 3);
   const LaunchCost items = launch_cost(p.main, long_prefill, 0, 1, hw);
   HardwareModel slower = hw;
   slower.item_us += 1;
@@ -321,14 +322,15 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     }
   }
   // Without the stall: the same device part; host_us by at most the residuals' spread (the median
-  // moves by one rank). Fitted on the call, the stall drags host_us and the rest along.
+  // moves by one rank: 0.07 µs on the shipped model's shapes). Fitted on the call, the stall drags
+  // host_us and the rest along.
   const HardwareModel steady_fit = parse_hardware_model(calibrate(steady, "kernel"), "steady");
   EXPECT_EQ(steady_fit.mem_efficiency, fitted.mem_efficiency);
   EXPECT_EQ(steady_fit.tensor_efficiency, fitted.tensor_efficiency);
   EXPECT_EQ(steady_fit.launch_us, fitted.launch_us);
   EXPECT_EQ(steady_fit.item_us, fitted.item_us);
   EXPECT_EQ(steady_fit.parts_overlap, fitted.parts_overlap);
-  EXPECT_NEAR(steady_fit.host_us, fitted.host_us, 0.01);
+  EXPECT_NEAR(steady_fit.host_us, fitted.host_us, 0.1);
   const HardwareModel on_call = parse_hardware_model(calibrate(stalled, "call"), "call");
   EXPECT_GT(std::abs(on_call.host_us - truth.host_us), 10.0);
 }

@@ -88,15 +88,18 @@ int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
 }
 
 // Team scratch of the kernel `plan` launches, as part_launch.hpp requests it, under the cap of `hw`.
+// The cap a kernel's scratch is fitted to there (0: not modelled, no cap).
+std::size_t scratch_cap(double limit) { return limit > 0 ? std::size_t(limit) : std::size_t(1) << 30; }
+
 double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_bytes, const HardwareModel& hw) {
   const std::size_t eb = std::size_t(element_bytes);
-  const std::size_t cap = hw.team_scratch_max > 0 ? std::size_t(hw.team_scratch_max) : std::size_t(1) << 30;
+  const std::size_t cap = scratch_cap(hw.team_scratch_max);
   const int partitions = std::max(plan.num_segments, 1);
   switch (plan.variant) {
     case Variant::split_kv:
       if (plan.register_rows) {
-        const int stages = std::max(
-            2, split_kv_mma_stages(plan.team_size, plan.tile_size, b.block_size, b.head_size, partitions, eb, cap));
+        const int stages = std::max(2, split_kv_mma_stages(plan.team_size, plan.tile_size, b.block_size, b.head_size,
+                                                           partitions, eb, scratch_cap(hw.split_kv_scratch_max)));
         return double(split_kv_mma_scratch_bytes(plan.team_size, stages, plan.tile_size, b.block_size, b.head_size,
                                                  partitions, eb));
       } else {
@@ -175,6 +178,7 @@ HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& p
   hw.scratch_bytes_per_unit = optional_number(j, path, "scratch_bytes_per_unit", 0);
   hw.scratch_reserved_per_team = optional_number(j, path, "scratch_reserved_per_team", 0);
   hw.team_scratch_max = optional_number(j, path, "team_scratch_max", 0);
+  hw.split_kv_scratch_max = optional_number(j, path, "split_kv_scratch_max", hw.team_scratch_max);
   hw.kernel_registers = kernel_registers(j, path);
   hw.warp_lanes = int(number_field(j, path, "warp_lanes", true));
   hw.cache_mb = number_field(j, path, "cache_mb", false);
@@ -328,7 +332,7 @@ Geometry geometry_of(const BatchShape& b) {
 }
 
 // The plan's team shape and paths as the target's build would fit them (launch_plan.cpp's rules;
-// of its scratch fitting only the tensor-core split-KV rings', under the target's team_scratch_max).
+// of its scratch fitting only the tensor-core split-KV rings', under the target's split_kv_scratch_max).
 void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetadata& part, const BatchShape& b,
                       const HardwareModel& hw) {
   const int qpk = b.num_q_heads / b.num_kv_heads;
@@ -345,9 +349,9 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     // that cover a row.
     plan.register_rows = hw.register_rows && tc_operands && b.head_size % 16 == 0 && b.head_size <= kFragmentMaxHead;
     plan.tensor_cores = plan.register_rows;
-    const std::size_t cap = hw.team_scratch_max > 0 ? std::size_t(hw.team_scratch_max) : std::size_t(1) << 30;
-    if (plan.register_rows && fit_split_kv_rings(plan, geometry_of(b), std::max(part.max_visible_keys(), 1),
-                                                 std::size_t(element_bytes(b.dtype)), cap)) {
+    if (plan.register_rows &&
+        fit_split_kv_rings(plan, geometry_of(b), std::max(part.max_visible_keys(), 1),
+                           std::size_t(element_bytes(b.dtype)), scratch_cap(hw.split_kv_scratch_max))) {
       plan.vector_length = hw.warp_lanes;  // team_size: warps, fitted to the target's scratch cap
       plan.block_m = std::min(qpk, kSplitKvMmaRows);
       return;

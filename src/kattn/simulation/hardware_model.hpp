@@ -47,6 +47,7 @@ struct HardwareModel {
   double scratch_bytes_per_unit = 0;     // shared memory / LDS the resident teams share (0: not modelled)
   double scratch_reserved_per_team = 0;  // ... that each resident team takes besides its request
   double team_scratch_max = 0;           // the most team scratch kattn's kernels get (Kokkos' cap; 0: not modelled)
+  double split_kv_scratch_max = 0;  // ... the tensor-core split-KV rings (split_kv_scratch_limit; 0: team_scratch_max)
   KernelRegisters kernel_registers;
   int warp_lanes = 32;              // lanes of a warp / wavefront (the tensor-core path needs teams of these)
   double cache_mb = 0;              // last-level cache (L2 / Infinity Cache) that K/V re-reads may hit
