@@ -109,12 +109,13 @@ DeviceProblem<Q, Cache, Out> synthesize_problem(const HostProblem& layout, std::
   const Geometry& g = layout.geometry;
   DeviceProblem<Q, Cache, Out> d = allocate_with_index<Q, Cache, Out>(layout, false);
   synthesize_tokens(d, g, seed);
-  d.inputs.k_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::k_cache", g.num_blocks, g.block_size,
-                                                                g.num_kv_heads, g.head_size),
-                                 seed + 1);
-  d.inputs.v_cache = fill_hashed(aligned_view<CacheView<Cache>>(d.storage, "kattn::v_cache", g.num_blocks, g.block_size,
-                                                                g.num_kv_heads, g.head_size),
-                                 seed + 2);
+  const auto cache = [&](const char* label, std::uint64_t cache_seed) {
+    return fill_hashed(
+        aligned_view<CacheView<Cache>>(d.storage, label, g.num_blocks, g.block_size, g.num_kv_heads, g.head_size),
+        cache_seed);
+  };
+  d.inputs.k_cache = cache("kattn::k_cache", seed + 1);
+  d.inputs.v_cache = cache("kattn::v_cache", seed + 2);
   return d;
 }
 

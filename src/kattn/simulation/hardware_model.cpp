@@ -87,10 +87,10 @@ int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
   }
 }
 
-// Team scratch of the kernel `plan` launches, as part_launch.hpp requests it, under the cap of `hw`.
 // The cap a kernel's scratch is fitted to there (0: not modelled, no cap).
 std::size_t scratch_cap(double limit) { return limit > 0 ? std::size_t(limit) : std::size_t(1) << 30; }
 
+// Team scratch of the kernel `plan` launches, as part_launch.hpp requests it, under the caps of `hw`.
 double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_bytes, const HardwareModel& hw) {
   const std::size_t eb = std::size_t(element_bytes);
   const std::size_t cap = scratch_cap(hw.team_scratch_max);
