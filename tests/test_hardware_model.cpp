@@ -148,6 +148,32 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   EXPECT_NEAR(launch_us(items, slower) - launch_us(items, hw), std::ceil(items.items / (2.0 * hw.compute_units)), 1e-9);
 }
 
+// A split-KV partition's latency hides behind the other teams its unit holds: item_us prices Q
+// blocks only. A launch's reduction kernel, queued behind the first, costs reduction_us, not
+// another launch_us; a file without reduction_us prices it as a launch.
+TEST(HardwareModel, SplitKvItemsHideTheirLatencyAndReductionsQueue) {
+  const HardwareModel hw = load_hardware_model(data_file("h100"));
+  const BatchShape decode = decodes(1, 1024);
+  const CallPlan d = target_call_plan(decode, hw);
+  ASSERT_EQ(d.main.variant, Variant::split_kv);
+  const LaunchCost c = launch_cost(d.main, decode, 0, 1, hw);
+  ASSERT_EQ(c.kernels, 2);  // partitions, then their reduction
+  EXPECT_FALSE(c.item_latency);
+  HardwareModel other = hw;
+  other.item_us += 1;
+  EXPECT_DOUBLE_EQ(launch_us(c, other), launch_us(c, hw));
+  other = hw;
+  other.reduction_us += 1;
+  EXPECT_NEAR(launch_us(c, other) - launch_us(c, hw), 1.0, 1e-9);
+  other = hw;
+  other.launch_us += 1;
+  EXPECT_NEAR(launch_us(c, other) - launch_us(c, hw), 1.0, 1e-9);
+  std::ifstream in(data_file("h100"));
+  nlohmann::json j = nlohmann::json::parse(in);
+  j.erase("reduction_us");
+  EXPECT_EQ(parse_hardware_model(j, "no reduction_us").reduction_us, hw.launch_us);
+}
+
 // Every grid takes its items sequence by sequence, so a key's re-reads hit the L2 while its own
 // sequence's K/V fits, however much K/V the launch holds in all.
 TEST(HardwareModel, ReReadsAreCachedWhileASequenceFits) {
@@ -248,6 +274,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   truth.mem_efficiency = 0.85;
   truth.tensor_efficiency = 0.4;
   truth.launch_us = 8;
+  truth.reduction_us = 4;
   truth.item_us = 5;
   truth.host_us = 30;
   truth.parts_overlap = 0.5;
@@ -256,15 +283,12 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     mixed.query_lens.push_back(512);
     mixed.seq_lens.push_back(512);
   }
-  const std::vector<std::pair<std::string, BatchShape>> shapes = {{"tiny-fixed-fp16", decodes(1, 64)},
-                                                                  {"decode-fixed-fp16", decodes(8, 4096)},
-                                                                  {"wide-fixed-fp16", decodes(64, 2048)},
-                                                                  {"prefill-fixed-fp16", prefill(1, 4096)},
-                                                                  {"items-fixed-fp16", prefill(16, 256)},
-                                                                  {"pair-fixed-fp16", prefill(2, 1024)},
-                                                                  {"mixed-fixed-fp16", mixed},
-                                                                  {"decode-rand-fp16", decodes(4, 1000)},
-                                                                  {"prefill-rand-fp16", prefill(4, 2000)}};
+  const std::vector<std::pair<std::string, BatchShape>> shapes = {
+      {"tiny-fixed-fp16", decodes(1, 64)},      {"split-fixed-fp16", decodes(1, 1024)},
+      {"decode-fixed-fp16", decodes(8, 4096)},  {"wide-fixed-fp16", decodes(64, 2048)},
+      {"prefill-fixed-fp16", prefill(1, 4096)}, {"items-fixed-fp16", prefill(16, 256)},
+      {"pair-fixed-fp16", prefill(2, 1024)},    {"mixed-fixed-fp16", mixed},
+      {"decode-rand-fp16", decodes(4, 1000)},   {"prefill-rand-fp16", prefill(4, 2000)}};
   auto suite_file = [&](const std::string& name, double stall_us) {
     nlohmann::json suite = {{"device", "synthetic"}, {"date", "today"}, {"commit", "none"}};
     for (const auto& [case_name, b] : shapes) {
@@ -288,7 +312,8 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     }
     return write_file(name, suite);
   };
-  for (const char* k : {"mem_efficiency", "tensor_efficiency", "launch_us", "item_us", "host_us", "parts_overlap"})
+  for (const char* k :
+       {"mem_efficiency", "tensor_efficiency", "launch_us", "reduction_us", "item_us", "host_us", "parts_overlap"})
     start[k]["value"] = start[k]["value"].get<double>() * 0.6;  // away from the truth
   const std::string start_file = write_file("calibrate_start", start);
   auto calibrate = [&](const std::string& suite, const std::string& timing) {
@@ -305,6 +330,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   EXPECT_NEAR(fitted.mem_efficiency, truth.mem_efficiency, 0.01 * truth.mem_efficiency);
   EXPECT_NEAR(fitted.tensor_efficiency, truth.tensor_efficiency, 0.01 * truth.tensor_efficiency);
   EXPECT_NEAR(fitted.launch_us, truth.launch_us, 0.01 * truth.launch_us);
+  EXPECT_NEAR(fitted.reduction_us, truth.reduction_us, 0.01 * truth.reduction_us);
   EXPECT_NEAR(fitted.item_us, truth.item_us, 0.01 * truth.item_us);
   EXPECT_NEAR(fitted.host_us, truth.host_us, 0.01 * truth.host_us);
   EXPECT_NEAR(fitted.parts_overlap, truth.parts_overlap, 0.02 * truth.parts_overlap);
@@ -313,7 +339,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   ASSERT_EQ(kernel.at("calibration_error").size(), 4u);
   for (const nlohmann::json& row : kernel.at("calibration_error")) {
     const bool call = row.at("timing") == "call";
-    EXPECT_EQ(row.at("cases").get<int>(), row.at("set").get<std::string>().rfind("calibration", 0) == 0 ? 7 : 2);
+    EXPECT_EQ(row.at("cases").get<int>(), row.at("set").get<std::string>().rfind("calibration", 0) == 0 ? 8 : 2);
     if (call && row.at("set").get<std::string>().rfind("calibration", 0) == 0) {
       EXPECT_EQ(row.at("worst"), "tiny-fixed-fp16/fp16");
       EXPECT_GT(row.at("max").get<double>(), 0.5);
@@ -328,6 +354,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   EXPECT_EQ(steady_fit.mem_efficiency, fitted.mem_efficiency);
   EXPECT_EQ(steady_fit.tensor_efficiency, fitted.tensor_efficiency);
   EXPECT_EQ(steady_fit.launch_us, fitted.launch_us);
+  EXPECT_EQ(steady_fit.reduction_us, fitted.reduction_us);
   EXPECT_EQ(steady_fit.item_us, fitted.item_us);
   EXPECT_EQ(steady_fit.parts_overlap, fitted.parts_overlap);
   EXPECT_NEAR(steady_fit.host_us, fitted.host_us, 0.1);

@@ -186,6 +186,7 @@ HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& p
   hw.tensor_efficiency = number_field(j, path, "tensor_efficiency", true);
   hw.vector_efficiency = number_field(j, path, "vector_efficiency", true);
   hw.launch_us = number_field(j, path, "launch_us", false);
+  hw.reduction_us = optional_number(j, path, "reduction_us", hw.launch_us);
   hw.item_us = optional_number(j, path, "item_us", 0);
   hw.host_us = number_field(j, path, "host_us", false);
   hw.parts_overlap = number_field(j, path, "parts_overlap", false);
@@ -260,12 +261,15 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     c.bytes += partial_rows * (D + 2) * 4 * 2.0;  // fp32 partial row + max + sum, written then read
   }
   c.items = c.teams;
+  // A split-KV team streams one partition through its rings beside the other teams resident on its
+  // unit, which cover its first tiles' latency; a Q block's chain of tiles and its stores do not hide.
+  c.item_latency = plan.variant != Variant::split_kv;
   if (is_static_grid(plan.variant) && plan.grid_teams > 0) c.teams = std::min(c.teams, double(plan.grid_teams));
   return c;
 }
 
 double launch_us(const LaunchCost& c, const HardwareModel& hw) {
-  const double overhead = c.kernels * hw.launch_us;
+  const double overhead = hw.launch_us + (c.kernels - 1) * hw.reduction_us;
   if (c.teams <= 0) return overhead;
   const double slots = double(hw.compute_units) * teams_per_unit(c, hw);
   const double waves = std::ceil(c.teams / slots);
@@ -285,8 +289,8 @@ double launch_us(const LaunchCost& c, const HardwareModel& hw) {
                                                             : hw.vector_tflop_per_s * hw.vector_efficiency;
   const double compute_s = c.flops / (peak * 1e12);
   // Each resident team takes its items one after the other, each with its latency (a Q block's
-  // first tiles and its stores, a partition's block ids and merge).
-  const double items_per_slot = std::ceil(std::max(c.items, c.teams) / slots);
+  // first tiles and its stores).
+  const double items_per_slot = c.item_latency ? std::ceil(std::max(c.items, c.teams) / slots) : 0.0;
   return overhead + 1e6 * std::max(mem_s / units_busy, compute_s / compute_fill) + hw.item_us * items_per_slot;
 }
 

@@ -3,7 +3,7 @@
 // and the FLOPs it does, its teams and work items from the launch plan, the teams a unit holds at
 // once (threads, registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and
 // time = launch overhead + waves x the slowest of a wave's memory and compute time + each unit's
-// items x a latency per item; a call adds its host overhead. The parameters of an architecture come from
+// Q-block items x a latency per item; a call adds its host overhead. The parameters of an architecture come from
 // data/hardware/models/<arch>.json; the efficiencies and overheads are fitted on measurements
 // (kattn model calibrate) or assumed where no device was measured.
 #pragma once
@@ -57,8 +57,9 @@ struct HardwareModel {
   double mem_efficiency = 1;     // achieved share of memory_gb_per_s
   double tensor_efficiency = 1;  // achieved share of tensor_tflop_per_s
   double vector_efficiency = 1;  // achieved share of vector_tflop_per_s
-  double launch_us = 0;          // per kernel launch
-  double item_us = 0;            // per work item (a team's Q block or partition), beyond its bytes and FLOPs
+  double launch_us = 0;          // per launch: its first kernel
+  double reduction_us = 0;       // per further kernel of a launch (a reduction), queued behind the first
+  double item_us = 0;            // per Q-block work item a resident team takes, beyond its bytes and FLOPs
   double host_us = 0;            // per attention call (metadata, planning, host work)
   double parts_overlap = 0;      // share of a split mixed call's shorter part hidden behind the longer
 };
@@ -97,6 +98,7 @@ struct LaunchCost {
   double teams = 0;            // teams of the grid
   double items = 0;            // work items the teams take (static grids: more than teams)
   int kernels = 1;             // kernel launches (segmented variants add a reduction)
+  bool item_latency = true;    // an item's latency adds up per slot (Q blocks); false: hidden (split-KV partitions)
   bool tensor = false;         // the tile products run on the matrix units
   int team_threads = 1;        // threads x lanes of a team
   int registers = 0;           // per thread (0: not measured)
