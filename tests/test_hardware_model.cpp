@@ -2,6 +2,7 @@
 // latency, mixed batches as two launches, parameter-file errors, `kattn model calibrate` on either
 // timing, and `kattn simulate --predict` on this build.
 #include "kattn/core/error.hpp"
+#include "kattn/io/json_file.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
 #include "temp_files.hpp"
@@ -10,8 +11,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-
-#include <fstream>
 
 namespace kattn::model {
 namespace {
@@ -168,8 +167,7 @@ TEST(HardwareModel, SplitKvItemsHideTheirLatencyAndReductionsQueue) {
   other = hw;
   other.launch_us += 1;
   EXPECT_NEAR(launch_us(c, other) - launch_us(c, hw), 1.0, 1e-9);
-  std::ifstream in(data_file("h100"));
-  nlohmann::json j = nlohmann::json::parse(in);
+  nlohmann::json j = read_json_file(data_file("h100"), "the H100 model");
   j.erase("reduction_us");
   EXPECT_EQ(parse_hardware_model(j, "no reduction_us").reduction_us, hw.launch_us);
 }
@@ -227,8 +225,7 @@ std::string write_file(const std::string& name, const nlohmann::json& j) {
 }
 
 TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
-  std::ifstream in(data_file("h100"));
-  const nlohmann::json good = nlohmann::json::parse(in);
+  const nlohmann::json good = read_json_file(data_file("h100"), "the H100 model");
   auto expect_error = [&](const std::string& name, nlohmann::json j, const std::string& field) {
     const std::string path = write_file(name, j);
     try {
@@ -268,8 +265,7 @@ TEST(HardwareModel, ParameterFileErrorsNameFileAndField) {
 // fit recovers the parameters and host_us, and the stall moves none of them; on the call it does.
 TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   const std::string h100 = data_file("h100");
-  std::ifstream in(h100);
-  nlohmann::json start = nlohmann::json::parse(in);
+  nlohmann::json start = read_json_file(h100, "the H100 model");
   HardwareModel truth = load_hardware_model(h100);
   truth.mem_efficiency = 0.85;
   truth.tensor_efficiency = 0.4;
@@ -321,8 +317,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     const test::CliResult r = test::run_cli("model calibrate --suite " + suite + " --hardware " + start_file +
                                             " --timing " + timing + " --output " + out);
     EXPECT_EQ(r.exit_code, cli::kSuccess) << r.output;
-    std::ifstream fitted(out);
-    return nlohmann::json::parse(fitted);
+    return read_json_file(out, "the calibrated model");
   };
   const std::string stalled = suite_file("suite_stalled", 150), steady = suite_file("suite_steady", 0);
   const nlohmann::json kernel = calibrate(stalled, "kernel");
@@ -381,8 +376,7 @@ TEST(HardwareModel, SimulatePredictLabelsItsOutput) {
   ASSERT_EQ(predicted.exit_code, cli::kSuccess) << out;
   EXPECT_NE(out.find("PREDICTION"), std::string::npos) << out;
   EXPECT_NE(out.find("mi300"), std::string::npos) << out;
-  std::ifstream in(json);
-  const nlohmann::json report = nlohmann::json::parse(in);
+  const nlohmann::json report = read_json_file(json, "the simulation report");
   EXPECT_TRUE(report.at("predicted").get<bool>());
   EXPECT_EQ(report.at("predicted_arch"), "mi300");
   EXPECT_NE(report.at("timer").get<std::string>().find("PREDICTED"), std::string::npos);

@@ -1,11 +1,12 @@
 // A roofline model of kattn's launches (docs/hardware-model.md): per launch, the bytes it moves
-// (K/V re-reads served by the last-level cache while the launch's K/V fits)
-// and the FLOPs it does, its teams and work items from the launch plan, the teams a unit holds at
-// once (threads, registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and
-// time = launch overhead + waves x the slowest of a wave's memory and compute time + each unit's
-// Q-block items x a latency per item; a call adds its host overhead. The parameters of an architecture come from
-// data/hardware/models/<arch>.json; the efficiencies and overheads are fitted on measurements
-// (kattn model calibrate) or assumed where no device was measured.
+// (K/V re-reads served by the last-level cache while the launch's K/V fits) and the FLOPs it does,
+// its teams and work items from the launch plan, the teams a unit holds at once (threads,
+// registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and time = launch
+// overhead (a reduction kernel queued behind the first) + waves x the slowest of a wave's memory
+// and compute time + each unit's Q-block items x a latency per item; a call adds its host
+// overhead. The parameters of an architecture come from data/hardware/models/<arch>.json; the
+// efficiencies and overheads are fitted on measurements (kattn model calibrate) or assumed where
+// no device was measured.
 #pragma once
 
 #include "kattn/core/dtype.hpp"
