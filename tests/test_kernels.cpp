@@ -1,5 +1,7 @@
 // Every kernel variant against the oracle over a grid of dtypes, block sizes, GQA ratios, head
 // sizes and batch shapes. Tolerances per dtype: kattn/oracle/compare.hpp, docs/testing.md.
+#include "kattn/attention.hpp"
+#include "kattn/harness/device_problem.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 #include "kernel_checks.hpp"
 #include "random_problems.hpp"
@@ -10,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <tuple>
+#include <utility>
 
 namespace kattn {
 namespace {
@@ -119,6 +122,48 @@ TEST_P(KernelEdgeCases, WideQBlocks) {
   AttentionOptions options = forced(GetParam(), 16, 2);
   options.block_m = 64;
   expect_matches_oracle(generate_batch(spec), options);
+}
+
+// Teams of 8 warps: on sm_90a at head 128, two warpgroups on Q blocks of 128 rows stepping over
+// tiles of 128 keys (a causal diagonal inside a tile, a chunk whose rows start mid-tile, a decode,
+// a prefill past several tiles, a Q block of 3 valid tokens); elsewhere whatever the plan fits.
+TEST_P(KernelEdgeCases, TeamsOfEightWarps) {
+  for (const DType dtype : {DType::fp16, DType::bf16}) {
+    BatchSpec spec = llama_spec(dtype, {{700, 301}, {129, 1}, {515, 515}, {67, 35}});
+    spec.seed = 31;
+    AttentionOptions options = forced(GetParam(), 0, 2);
+    options.team_size = 8;
+    expect_matches_oracle(generate_batch(spec), options);
+  }
+}
+
+// Teams of 8 warps on K/V rows that the warpgroups' tile copy does not take (a head stride of 129
+// elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks.
+TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
+  BatchSpec spec;
+  spec.model = model_by_name("llama-3-8b");
+  spec.dtype = DType::fp16;
+  spec.block_size = 16;
+  spec.sequences = {{300, 200}, {40, 1}};
+  spec.seed = 7;
+  const HostProblem p = generate_batch(spec);
+  const Geometry& g = p.geometry;
+  auto d = upload_problem<fp16_t, fp16_t, fp16_t>(p);
+  using Padded = Kokkos::View<fp16_t****, Kokkos::LayoutRight, MemorySpace>;
+  const Padded k_rows("k", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size + 1);
+  const Padded v_rows("v", g.num_blocks, g.block_size, g.num_kv_heads, g.head_size + 1);
+  const auto head = std::make_pair(0, g.head_size);
+  const auto k = Kokkos::subview(k_rows, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL, head);
+  const auto v = Kokkos::subview(v_rows, Kokkos::ALL, Kokkos::ALL, Kokkos::ALL, head);
+  Kokkos::deep_copy(k, d.inputs.k_cache);
+  Kokkos::deep_copy(v, d.inputs.v_cache);
+  d.inputs.k_cache = k;
+  d.inputs.v_cache = v;
+  AttentionOptions options = forced(Variant::qblock);
+  options.team_size = 8;
+  attention(d.inputs, d.params, d.out, options);
+  const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
+  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;
 }
 
 // Random combinations of the features (test::random_problem) on random mixed batches, every

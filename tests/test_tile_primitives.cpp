@@ -661,26 +661,31 @@ TEST(WarpgroupRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
 // The asynchronous forms as the double-buffered prefill kernel runs them: Q staged into scratch in
 // the products' layout (warpgroup_stage_rows, the last rows zeros), step 1's Q·Kᵀ issued beside
 // step 0's P·V, its softmax taken while that P·V is in flight and the accumulator rescaled after
-// it lands.
-template <class T>
+// it lands; over tiles of 64 keys, or of 128 (the steps of a team of two warpgroups).
+template <class T, int Keys = kFragmentTileKeys>
 struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
   using Base = WarpgroupProducts<T>;
-  using Base::kHead, Base::kKeys, Base::kRows, Base::kScale, Base::kStride;
+  using Base::kHead, Base::kRows, Base::kScale, Base::kStride;
+  static constexpr int kKeys = Keys;
   static constexpr int kQRows = kRows - 3;  // rows staged from q; the rest zeros
+  static constexpr std::size_t kQBytes = std::size_t(kRows) * kHead * sizeof(T);
   static constexpr std::size_t kTileBytes = std::size_t(kKeys) * kHead * sizeof(T);
-  static constexpr std::size_t kScratchBytes = 3 * kTileBytes + kWarpgroupTileAlign;
+  static constexpr std::size_t kScratchBytes = kQBytes + 2 * kTileBytes + kWarpgroupTileAlign;
 
-  KOKKOS_INLINE_FUNCTION static int keys_seen(int row) { return row >= kQRows ? 0 : Base::keys_seen(row); }
+  KOKKOS_INLINE_FUNCTION static int keys_seen(int row) {
+    return row >= kQRows ? 0 : Base::keys_seen(row) * (kKeys / kFragmentTileKeys);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
-    auto* q_tile = static_cast<T*>(team.team_scratch(0).get_shmem_aligned(3 * kTileBytes, kWarpgroupTileAlign));
-    T* const k_tile = q_tile + kTileBytes / sizeof(T);
+    auto* q_tile =
+        static_cast<T*>(team.team_scratch(0).get_shmem_aligned(kQBytes + 2 * kTileBytes, kWarpgroupTileAlign));
+    T* const k_tile = q_tile + kQBytes / sizeof(T);
     T* const v_tile = k_tile + kTileBytes / sizeof(T);
     const int warp = team.team_rank(), row0 = kFragmentRows * warp, lane = warp_lane();
     warpgroup_stage_rows<T>([&](int r) { return &this->q(r < kQRows ? r : 0, 0); }, kQRows, q_tile, warp, lane);
     team_stage_commit();
     Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kKeys * kHead), [&](int i) {
-      const int at = warpgroup_tile_offset(i / kHead, i % kHead) / int(sizeof(T));
+      const int at = warpgroup_tile_offset<kKeys>(i / kHead, i % kHead) / int(sizeof(T));
       k_tile[at] = this->k(i / kHead, i % kHead);
       v_tile[at] = this->v(i / kHead, i % kHead);
     });
@@ -688,9 +693,9 @@ struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
     warpgroup_tile_ready();
     team.team_barrier();
     WarpRowFragments<kHead> f;
-    WarpgroupWeights p;
+    WarpgroupWeightsOf<kKeys> p;
     for (int step = 0; step < 2; ++step) {
-      WarpScores s;
+      WarpScoresOf<kKeys> s;
       warpgroup_scores_issue<T>(q_tile, k_tile, s);
       if (step == 1) warpgroup_accumulate_issue<T>(f.o, p, v_tile);
       if (step == 1)
@@ -701,7 +706,7 @@ struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
         for (int i = 0; i < 4; ++i) {
           const int row = row0 + fragment_row(lane, i), key = 8 * j + fragment_column(lane, i);
           if (step == 0) this->scores(row, key) = s[j][i];
-          if ((key < 32) != (step == 0) || key >= keys_seen(row)) s[j][i] = -compat::infinity();
+          if ((key < kKeys / 2) != (step == 0) || key >= keys_seen(row)) s[j][i] = -compat::infinity();
         }
       float alpha[2];
       warp_softmax_weights(f, s, kScale, alpha);
@@ -724,6 +729,12 @@ TEST(WarpgroupRows, OverlappedProductsMatchTheHost) {
   if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<fp16_t>>(4e-3);
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<bf16_t>>(3e-2);
+}
+
+TEST(WarpgroupRows, OverlappedProductsOverWideTilesMatchTheHost) {
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
+  expect_row_products_match_the_host<WarpgroupOverlappedProducts<fp16_t, 2 * kFragmentTileKeys>>(4e-3);
+  expect_row_products_match_the_host<WarpgroupOverlappedProducts<bf16_t, 2 * kFragmentTileKeys>>(3e-2);
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {

@@ -113,7 +113,8 @@ double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_by
     default:
       if (plan.register_rows)
         return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16,
-                                                  plan.deep_tiles));
+                                                  plan.deep_tiles,
+                                                  plan.warpgroup_products ? plan.team_size / kWarpgroupWarps : 1));
       return double(qblock_scratch_bytes(plan.block_m, plan.tile_size, b.head_size, eb));
   }
 }

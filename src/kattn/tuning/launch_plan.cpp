@@ -156,8 +156,14 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // team scratch takes it (H100, 2026-11-26: 0.87-0.92x of the single-buffered kernel's time on
     // items of 256 keys and more, equal on 64).
     plan.deep_tiles = plan.warpgroup_products;
-    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
-    plan.tile_size = kFragmentTileKeys;
+    // Two warpgroups a team (FlashAttention-3's consumers: 128 rows, tiles of 128 keys) where the
+    // table or the caller asks for 8 warps and the team scratch takes their tiles.
+    const bool two_warpgroups = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps &&
+                                register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
+                                    team_scratch_limit<Space>();
+    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps * (two_warpgroups ? 2 : 1)
+                                             : std::min(plan.team_size, kFragmentMaxWarps);
+    plan.tile_size = kFragmentTileKeys * (two_warpgroups ? 2 : 1);
     plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
   } else {
     plan.tile_size = std::max(plan.tile_size, 1);

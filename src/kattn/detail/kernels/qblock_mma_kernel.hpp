@@ -13,7 +13,10 @@
 // scratch takes them (DeepTiles: 103 KB at head 128, past Kokkos 4.6's cap by
 // core/team_scratch_cap.hpp), Q stays in scratch for the products to read, K(t + 1) and V(t + 1)
 // are copied a whole step ahead (one barrier a tile), and the products run asynchronously beside
-// the softmax (FlashAttention-3's overlap within a warpgroup).
+// the softmax (FlashAttention-3's overlap within a warpgroup). With two warpgroups (Warpgroups 2:
+// FlashAttention-3's two consumer warpgroups, a team of 8 warps an SM, 210 KB of scratch) the team
+// takes a Q block of 128 rows, each warpgroup its 64, and steps over tiles of 128 keys that both
+// read: twice the products and softmax a step for the same barrier, copies and fixed latencies.
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
@@ -29,18 +32,22 @@ namespace kattn {
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
 // kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
+// Warpgroups: the team's warpgroups (deep only), each 64 rows; tiles take 64 keys a warpgroup.
 // Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
 template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false,
-          class Features = AllScores>
+          int Warpgroups = 1, class Features = AllScores>
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
+  static_assert(Warpgroups == 1 || (DeepTiles && Warpgroups == 2), "two warpgroups step over deep tiles");
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
   using Cache = typename Args::cache_type;
   using Out = typename Args::out_type;
   static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
-  using TileCopy = TeamTileCopy<Cache, kFragmentTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
+  static constexpr int kTileKeys = kFragmentTileKeys * Warpgroups;
+  using TileCopy = TeamTileCopy<Cache, kTileKeys, (HeadSize > 0 ? HeadSize : 64)>;
+  using Scores = WarpScoresOf<kTileKeys>;
 
   Args args;
   QBlockTable<typename Space::memory_space> q_blocks;
@@ -54,11 +61,11 @@ struct QBlockMmaKernel {
   ScoreRules<Features> rules;  // args.rules as compiled in: a kernel parameter, not a copy in registers
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
-    return std::size_t(kFragmentTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
+    return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
   static std::size_t scratch_bytes(int head_size) {
-    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles);
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups);
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
@@ -81,7 +88,7 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
-    const QBlockItem it = qblock_item(args, rules, q_blocks, item, kFragmentTileKeys, num_segments);
+    const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
     const int lane = warp_lane(), warp = team.team_rank();
@@ -89,7 +96,7 @@ struct QBlockMmaKernel {
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
     // Buffers of a tile each: K, V (one each; Q rows through V), or two K, three V and Q (deep:
     // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3).
-    const int tile_elements = kFragmentTileKeys * stride;
+    const int tile_elements = kTileKeys * stride;
     const auto k_buffer = [&](int tile) {
       return tiles + (DeepTiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements;
     };
@@ -102,8 +109,8 @@ struct QBlockMmaKernel {
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
     const TileCopy tile_lanes(args.k, args.v, rows.kv_head, warp, team.team_size(), lane);
     const auto stage = [&](bool values, int tile, Cache* to) {
-      const int first = it.first_key + tile * kFragmentTileKeys;
-      const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
+      const int first = it.first_key + tile * kTileKeys;
+      const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (HeadSize > 0) {
         if (tile_copy) {
@@ -117,19 +124,18 @@ struct QBlockMmaKernel {
         }
       }
 #endif
-      team_stage_rows(team, values ? args.v : args.k, at, first, count, kFragmentTileKeys, head_size, stride, aligned,
-                      to);
+      team_stage_rows(team, values ? args.v : args.k, at, first, count, kTileKeys, head_size, stride, aligned, to);
       team_stage_commit();
     };
     // K(tile) and V(tile) into their buffers (deep: tile_copy always applies).
     const auto stage_pair = [&](int tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (DeepTiles) {
-        const int first = it.first_key + tile * kFragmentTileKeys;
-        const int count = it.end_key - first < kFragmentTileKeys ? it.end_key - first : kFragmentTileKeys;
-        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps>(unsigned(__cvta_generic_to_shared(k_buffer(tile))),
-                                                                unsigned(__cvta_generic_to_shared(v_buffer(tile))),
-                                                                block_row, block_size, first, count);
+        const int first = it.first_key + tile * kTileKeys;
+        const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps * Warpgroups>(
+            unsigned(__cvta_generic_to_shared(k_buffer(tile))), unsigned(__cvta_generic_to_shared(v_buffer(tile))),
+            block_row, block_size, first, count);
         return team_stage_commit();
       }
 #endif
@@ -140,8 +146,12 @@ struct QBlockMmaKernel {
     // the first K tile's copies (and the first V tile's, deep).
     const Cache* q_base = args.q.data();
     const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
+    // A warpgroup's Q rows, in the products' layout (deep).
+    const int warpgroup_row0 = warp / kWarpgroupWarps * kWarpgroupRows;
+    [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * kWarpgroupHead;
     if constexpr (DeepTiles)
-      warpgroup_stage_rows<Cache>(q_row, valid_rows, q_rows, warp, lane);
+      warpgroup_stage_rows<Cache>([&](int r) { return q_row(warpgroup_row0 + r); }, valid_rows - warpgroup_row0, q_tile,
+                                  warp % kWarpgroupWarps, lane);
     else
       team_stage_rows_at(team, q_row, valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
     // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
@@ -176,7 +186,7 @@ struct QBlockMmaKernel {
     const KeySpan warp_keys = row0 <= last_row
                                   ? rules.key_span(rows.position(row0), rows.position(last_row), rows.seq_len, rows.seq)
                                   : KeySpan{};
-    const MaskTiles warp_tiles = warp_keys.tiles(it.first_key, kFragmentTileKeys);
+    const MaskTiles warp_tiles = warp_keys.tiles(it.first_key, kTileKeys);
     const bool plain_logits = rules.plain_logits();
     // The warpgroup computes every tile of the item together (some row of the block sees a key of
     // each); a warp's rows that see none of it get weights 0 from the mask.
@@ -188,9 +198,9 @@ struct QBlockMmaKernel {
     // takes, stays short (with the logits between its branches it had filled the instruction
     // cache: misses were a fifth of the stall samples of single-tile items). Gives the scale of the
     // scores that come out.
-    const auto mask = [&](WarpScores& s, int tile) {
+    const auto mask = [&](Scores& s, int tile) {
       if (plain_logits && warp_tiles.unmasked(tile)) return rules.scale;
-      const int first = it.first_key + tile * kFragmentTileKeys;
+      const int first = it.first_key + tile * kTileKeys;
       int position[2], key_begin[2], key_end[2];  // the lane's row h sees keys [key_begin[h], key_end[h])
       KATTN_UNROLL
       for (int h = 0; h < 2; ++h) {
@@ -206,7 +216,7 @@ struct QBlockMmaKernel {
         for (int h = 0; h < 2; ++h) {
           const int head = rows.head(row0 + fragment_row(lane, 2 * h));
           KATTN_UNROLL
-          for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
+          for (int j = 0; j < kTileKeys / 8; ++j) {
             KATTN_UNROLL
             for (int i = 2 * h; i < 2 * h + 2; ++i)
               if (sees(h, key_of(j, i)))
@@ -215,7 +225,7 @@ struct QBlockMmaKernel {
         }
       }
       KATTN_UNROLL
-      for (int j = 0; j < kFragmentTileKeys / 8; ++j) {
+      for (int j = 0; j < kTileKeys / 8; ++j) {
         KATTN_UNROLL
         for (int i = 0; i < 4; ++i)  // scores i of the lane's row i / 2
           if (!sees(i / 2, key_of(j, i))) s[j][i] = -compat::infinity();
@@ -236,17 +246,17 @@ struct QBlockMmaKernel {
         if (tile + 1 < it.tile_end) stage_pair(tile + 1);
       };
       if (it.tile_begin < it.tile_end) {
-        WarpgroupWeights p;
+        WarpgroupWeightsOf<kTileKeys> p;
         float alpha[2];
-        WarpScores s;
+        Scores s;
         next_tile(it.tile_begin);
-        warpgroup_scores_issue<Cache>(q_rows, k_buffer(it.tile_begin), s);
+        warpgroup_scores_issue<Cache>(q_tile, k_buffer(it.tile_begin), s);
         warpgroup_wait<0>(s);
         warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
         warpgroup_weights<Cache>(s, p);  // the accumulator is still zeros: nothing to rescale
         const auto step = [&](int tile, auto masked) {
           next_tile(tile);
-          warpgroup_scores_issue<Cache>(q_rows, k_buffer(tile), s);
+          warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
           warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);

@@ -220,10 +220,10 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       const bool rows_out = sizeof(typename Args::out_type) == 2 && token_rows_aligned(args.out, g.head_size);
       // Llama-class head 128 at compile time, with the call's score features, others as they come;
       // the warpgroup products where the plan chose them and their tile copy takes the cache (else
-      // the warps' products).
-      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto features) {
+      // the warps' products), in teams of the plan's warpgroups.
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto warpgroups, auto features) {
         using Kernel = QBlockMmaKernel<Space, Args, Segmented, decltype(head_size)::value, decltype(warpgroup)::value,
-                                       decltype(deep)::value, decltype(features)>;
+                                       decltype(deep)::value, decltype(warpgroups)::value, decltype(features)>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
@@ -233,29 +233,48 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
-      const auto launch_head128 = [&](auto warpgroup, auto deep) {
-        return with_score_features(args.rules,
-                                   [&](auto features) { return launch_mma(Head128{}, warpgroup, deep, features); });
+      using One = std::integral_constant<int, 1>;
+      const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups) {
+        return with_score_features(
+            args.rules, [&](auto features) { return launch_mma(Head128{}, warpgroup, deep, warpgroups, features); });
       };
       if constexpr (warpgroup_mma_available<Space>()) {
         // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
-        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp).
+        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
+        // warpgroup or, where the plan took two (team_size), of two.
+        const int warpgroups = plan.team_size / kWarpgroupWarps;
         const bool deep =
-            plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true) <=
-                                   team_scratch_limit<Space>();
-        if (plan.warpgroup_products && g.head_size == kWarpgroupHead)
-          launched = deep ? launch_head128(std::true_type{}, std::true_type{})
-                          : launch_head128(std::true_type{}, std::false_type{});
+            plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
+                                                           warpgroups) <= team_scratch_limit<Space>();
+        if (plan.warpgroup_products && g.head_size == kWarpgroupHead) {
+          if (deep && warpgroups == 2)
+            launched = launch_head128(std::true_type{}, std::true_type{}, std::integral_constant<int, 2>{});
+          else if (warpgroups == 1)
+            launched = deep ? launch_head128(std::true_type{}, std::true_type{}, One{})
+                            : launch_head128(std::true_type{}, std::false_type{}, One{});
+        }
       }
-      if (!launched && g.head_size == 128) launched = launch_head128(std::false_type{}, std::false_type{});
-      if (!launched)
-        launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, AllScores{});
+      // The warps' products take teams of at most kFragmentMaxWarps (their Q rows load through a tile).
+      const bool warps_fit = plan.team_size <= kFragmentMaxWarps;
+      if (!launched && warps_fit && g.head_size == 128)
+        launched = launch_head128(std::false_type{}, std::false_type{}, One{});
+      if (!launched && warps_fit)
+        launched =
+            launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, One{}, AllScores{});
     }
   }
-  if (!launched)
-    launch(QBlockKernel<Space, Args, Segmented>{args, q_blocks, partials, plan.block_m, plan.tile_size,
-                                                plan.num_segments, static_grid, plan.tensor_cores},
-           qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, sizeof(QBlockTileValue<Space, Cache>)));
+  if (!launched) {
+    // The portable kernel; on a plan of two warpgroups whose inputs their tile copy does not take
+    // (rows not 16-byte aligned), on its Q blocks of 128 rows, with the tiles the lifted scratch takes.
+    const std::size_t element_bytes = sizeof(QBlockTileValue<Space, Cache>);
+    int tile_size = plan.tile_size;
+    while (tile_size > 1 &&
+           qblock_scratch_bytes(plan.block_m, tile_size, g.head_size, element_bytes) > team_scratch_limit<Space>())
+      tile_size /= 2;
+    launch(QBlockKernel<Space, Args, Segmented>{args, q_blocks, partials, plan.block_m, tile_size, plan.num_segments,
+                                                static_grid, plan.tensor_cores},
+           qblock_scratch_bytes(plan.block_m, tile_size, g.head_size, element_bytes));
+  }
   if (Segmented) launch_segment_reduce(launches, args, g, part, partials);
 }
 

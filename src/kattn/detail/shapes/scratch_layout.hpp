@@ -160,13 +160,14 @@ inline int split_kv_mma_stages(int warps, int partition_size, int block_size, in
 // Register-row Q-block kernel (QBlockMmaKernel): one K and one V tile of kFragmentTileKeys keys,
 // or, double-buffered (`deep`), two K, three V (one read by a product in flight) and the Q rows
 // (as many as a tile's keys), in buffers of one tile each, `align`-aligned (the warpgroup
-// products' swizzle needs more than 16 bytes).
+// products' swizzle needs more than 16 bytes). Teams of several warpgroups (deep) take tiles of
+// kFragmentTileKeys keys a warpgroup, and Q rows as many.
 constexpr int kRegisterRowBuffers = 2, kRegisterRowDeepBuffers = 6;
 inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align,
-                                               bool deep = false) {
+                                               bool deep = false, int warpgroups = 1) {
   const std::size_t buffers = deep ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
-  return buffers * std::size_t(kFragmentTileKeys) * std::size_t(fragment_tile_stride(head_size)) * element_bytes +
-         align;
+  const std::size_t tile_keys = std::size_t(kFragmentTileKeys) * std::size_t(deep ? warpgroups : 1);
+  return buffers * tile_keys * std::size_t(fragment_tile_stride(head_size)) * element_bytes + align;
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

@@ -36,8 +36,10 @@ struct WarpRowFragments {
   SoftmaxState state[2];             // rows l/4 and l/4 + 8; sums are this lane's share
 };
 
-// Scores of the warp's rows against one K tile: one accumulator tile per 8 keys.
-using WarpScores = float[kFragmentTileKeys / 8][4];
+// Scores of the warp's rows against one K tile of Keys keys: one accumulator tile per 8 keys.
+template <int Keys>
+using WarpScoresOf = float[Keys / 8][4];
+using WarpScores = WarpScoresOf<kFragmentTileKeys>;
 
 // The lane's row (0..15) and column offset within an accumulator tile, for element i.
 KOKKOS_INLINE_FUNCTION int fragment_row(int lane, int i) { return (lane >> 2) + ((i >> 1) << 3); }
@@ -229,9 +231,9 @@ KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments<MaxHead>& f, Warp
 // asynchronous P · V in flight): warp_softmax_weights moves the maxima and sums and turns s into
 // the weights, giving each row's rescale factor; warp_rescale_output applies it to the accumulator
 // afterwards.
-template <int MaxHead>
-KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, WarpScores& s, float score_scale,
-                                                 float (&alpha)[2]) {
+template <int MaxHead, int ScoreTiles>
+KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, float (&s)[ScoreTiles][4],
+                                                 float score_scale, float (&alpha)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   fragment_detail::lane_rows_softmax_weights(
       f.state, s, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale,

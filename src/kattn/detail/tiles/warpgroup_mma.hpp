@@ -8,8 +8,9 @@
 //
 // Tiles sit in scratch in wgmma's 128-byte swizzled layout (warpgroup_tile_offset), 1024-byte
 // aligned: each key's first 64 head elements in a 128-byte row, its 16-byte chunks permuted by the
-// key's index mod 8 (chunk c at c ^ (key % 8)), the tile's 64 rows together; then the next 64
-// head elements likewise. A team's copy of 4 whole rows (TeamTileCopy::copy_swizzled) then reads
+// key's index mod 8 (chunk c at c ^ (key % 8)), the tile's rows (64 keys, or 128 for the wide
+// steps of two warpgroups, or a warpgroup's 64 Q rows) together; then the next 64 head elements
+// likewise. A team's copy of 4 whole rows (TeamTileCopy::copy_swizzled) then reads
 // whole 128-byte lines and writes every bank once, and the tensor cores read it conflict-free. K
 // is read K-major (the head is the reduced dimension), V N-major (the head is the product's
 // columns) from the same layout.
@@ -36,12 +37,17 @@
 
 namespace kattn {
 
-constexpr int kWarpgroupRowBytes = 128;                                      // a key's row of 64 elements
-constexpr int kWarpgroupAtomBytes = kFragmentTileKeys * kWarpgroupRowBytes;  // the tile's rows of 64 elements
+constexpr int kWarpgroupRowBytes = 128;  // a key's row of 64 elements
+constexpr int kWarpgroupRows = 64;       // a warpgroup's Q rows: its products' M
 
-// Byte offset of 2-byte element (key, d) of a tile in the layout above.
+// Bytes of a tile's rows of 64 elements: a tile of Rows rows is two of these, one after the other.
+KOKKOS_INLINE_FUNCTION constexpr int warpgroup_atom_bytes(int rows) { return rows * kWarpgroupRowBytes; }
+
+// Byte offset of 2-byte element (key, d) of a tile of Rows rows in the layout above.
+template <int Rows = kFragmentTileKeys>
 KOKKOS_INLINE_FUNCTION constexpr int warpgroup_tile_offset(int key, int d) {
-  return (d / 64) * kWarpgroupAtomBytes + key * kWarpgroupRowBytes + ((((d % 64) / 8) ^ (key % 8)) * 16) + (d % 8) * 2;
+  return (d / 64) * warpgroup_atom_bytes(Rows) + key * kWarpgroupRowBytes + ((((d % 64) / 8) ^ (key % 8)) * 16) +
+         (d % 8) * 2;
 }
 
 // Makes this thread's completed writes of a tile (stores, or cp.async copies it has waited for)
@@ -95,20 +101,34 @@ __device__ inline void scores_64x64x16(WarpScores& s, const std::uint32_t (&a)[4
     KATTN_WG_SCORES("f16");
 }
 
-// s (+)= A · B, m64n64k16, A too from shared memory (descriptor a, K-major: 64 rows' 16-element
-// slice in the layout above).
+// s (+)= A · B, m64nNk16 (N = 64 or 128 keys), A too from shared memory (descriptor a, K-major: 64
+// rows' 16-element slice in the layout above).
 #define KATTN_WG_SCORES_SHARED(TYPE)                                                                                 \
   asm volatile(                                                                                                      \
       "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                                                   \
       "wgmma.mma_async.sync.aligned.m64n64k16.f32." TYPE "." TYPE " " KATTN_WG_R32 ", %32, %33, p, 1, 1, 0, 0;\n}\n" \
       : KATTN_WG_D32(s, 0)                                                                                           \
       : "l"(a), "l"(b), "r"(int(accumulate)))
-template <class T>
-__device__ inline void scores_64x64x16(WarpScores& s, std::uint64_t a, std::uint64_t b, bool accumulate) {
-  if constexpr (std::is_same_v<T, bf16_t>)
-    KATTN_WG_SCORES_SHARED("bf16");
-  else
-    KATTN_WG_SCORES_SHARED("f16");
+#define KATTN_WG_SCORES_SHARED_WIDE(TYPE)                                                                             \
+  asm volatile(                                                                                                       \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"                                                                    \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " KATTN_WG_R64 ", %64, %65, p, 1, 1, 0, 0;\n}\n" \
+      : KATTN_WG_D32(s, 0), KATTN_WG_D32(s, 8)                                                                        \
+      : "l"(a), "l"(b), "r"(int(accumulate)))
+template <class T, int ScoreTiles>
+__device__ inline void scores_64xNx16(float (&s)[ScoreTiles][4], std::uint64_t a, std::uint64_t b, bool accumulate) {
+  static_assert(ScoreTiles == 8 || ScoreTiles == 16, "64 or 128 keys");
+  if constexpr (ScoreTiles == 8) {
+    if constexpr (std::is_same_v<T, bf16_t>)
+      KATTN_WG_SCORES_SHARED("bf16");
+    else
+      KATTN_WG_SCORES_SHARED("f16");
+  } else {
+    if constexpr (std::is_same_v<T, bf16_t>)
+      KATTN_WG_SCORES_SHARED_WIDE("bf16");
+    else
+      KATTN_WG_SCORES_SHARED_WIDE("f16");
+  }
 }
 
 // o += a · B, m64n128k16: 16 keys' V rows of 128 elements at descriptor b (N-major).
@@ -127,6 +147,7 @@ __device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const
 }
 
 #undef KATTN_WG_VALUES
+#undef KATTN_WG_SCORES_SHARED_WIDE
 #undef KATTN_WG_SCORES_SHARED
 #undef KATTN_WG_SCORES
 #undef KATTN_WG_R64
@@ -172,7 +193,8 @@ KOKKOS_INLINE_FUNCTION void warpgroup_scores(const WarpRowFragments<kWarpgroupHe
   warpgroup_detail::fence();
 #pragma unroll
   for (int kk = 0; kk < kWarpgroupHead / 16; ++kk)  // head elements 16kk..: 32 bytes into a row of 64
-    warpgroup_detail::scores_64x64x16<T>(s, f.q[kk], k + (kk / 4 * kWarpgroupAtomBytes + kk % 4 * 32) / 16, kk > 0);
+    warpgroup_detail::scores_64x64x16<T>(
+        s, f.q[kk], k + (kk / 4 * warpgroup_atom_bytes(kFragmentTileKeys) + kk % 4 * 32) / 16, kk > 0);
   warpgroup_detail::commit_and_wait();
 #else
   (void)f, (void)k_tile, (void)s;
@@ -181,12 +203,14 @@ KOKKOS_INLINE_FUNCTION void warpgroup_scores(const WarpRowFragments<kWarpgroupHe
 
 // The weights of warp_softmax_step rounded to T: the A operands of P · V, one per 16 keys (the
 // accumulator layout of two 8-key score tiles is the A operand layout of their 16 keys).
-using WarpgroupWeights = std::uint32_t[kFragmentTileKeys / 16][4];
-template <class T>
-KOKKOS_INLINE_FUNCTION void warpgroup_weights(const WarpScores& p, WarpgroupWeights& a) {
+template <int Keys>
+using WarpgroupWeightsOf = std::uint32_t[Keys / 16][4];
+using WarpgroupWeights = WarpgroupWeightsOf<kFragmentTileKeys>;
+template <class T, int ScoreTiles>
+KOKKOS_INLINE_FUNCTION void warpgroup_weights(const float (&p)[ScoreTiles][4], std::uint32_t (&a)[ScoreTiles / 2][4]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
-  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk) {
+  for (int kk = 0; kk < ScoreTiles / 2; ++kk) {
     a[kk][0] = mma_detail::round_pair<T>(p[2 * kk][0], p[2 * kk][1]);
     a[kk][1] = mma_detail::round_pair<T>(p[2 * kk][2], p[2 * kk][3]);
     a[kk][2] = mma_detail::round_pair<T>(p[2 * kk + 1][0], p[2 * kk + 1][1]);
@@ -197,17 +221,18 @@ KOKKOS_INLINE_FUNCTION void warpgroup_weights(const WarpScores& p, WarpgroupWeig
 #endif
 }
 
-// Issues o += P · V (weights a, v_tile as k_tile above) as one group of products and returns with
-// it in flight.
-template <class T>
-KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4], const WarpgroupWeights& a,
-                                                       const T* v_tile) {
+// Issues o += P · V (weights a of 16·KeySlices keys, v_tile as k_tile above with that many rows)
+// as one group of products and returns with it in flight.
+template <class T, int KeySlices>
+KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4],
+                                                       const std::uint32_t (&a)[KeySlices][4], const T* v_tile) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  const std::uint64_t v = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(v_tile)), kWarpgroupAtomBytes);
+  const std::uint64_t v =
+      warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(v_tile)), warpgroup_atom_bytes(16 * KeySlices));
   warpgroup_detail::fence_operands(o);
   warpgroup_detail::fence();
 #pragma unroll
-  for (int kk = 0; kk < kFragmentTileKeys / 16; ++kk)  // keys 16kk..: rows 16kk..
+  for (int kk = 0; kk < KeySlices; ++kk)  // keys 16kk..: rows 16kk..
     warpgroup_detail::values_64x128x16<T>(o, a[kk], v + 16 * kk * kWarpgroupRowBytes / 16);
   warpgroup_detail::commit();
 #else
@@ -231,18 +256,20 @@ KOKKOS_INLINE_FUNCTION void warpgroup_accumulate(WarpRowFragments<kWarpgroupHead
 }
 
 // Issues s = Q · Kᵀ for the warpgroup's 64 rows of Q in scratch (q_tile, in the layout above,
-// warpgroup_stage_rows) against k_tile as one group of products and returns with it in flight.
-template <class T>
-KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_tile, WarpScores& s) {
+// warpgroup_stage_rows) against the 8·ScoreTiles keys of k_tile (64 or 128) as one group of
+// products and returns with it in flight.
+template <class T, int ScoreTiles>
+KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_tile, float (&s)[ScoreTiles][4]) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const std::uint64_t q = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(q_tile)), 16);
   const std::uint64_t k = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(k_tile)), 16);
   warpgroup_detail::fence_operands(s);
   warpgroup_detail::fence();
 #pragma unroll
-  for (int kk = 0; kk < kWarpgroupHead / 16; ++kk) {
-    const int at = (kk / 4 * kWarpgroupAtomBytes + kk % 4 * 32) / 16;
-    warpgroup_detail::scores_64x64x16<T>(s, q + at, k + at, kk > 0);
+  for (int kk = 0; kk < kWarpgroupHead / 16; ++kk) {  // head elements 16kk..: 32 bytes into a row of 64
+    const int q_at = (kk / 4 * warpgroup_atom_bytes(kWarpgroupRows) + kk % 4 * 32) / 16;
+    const int k_at = (kk / 4 * warpgroup_atom_bytes(8 * ScoreTiles) + kk % 4 * 32) / 16;
+    warpgroup_detail::scores_64xNx16<T>(s, q + q_at, k + k_at, kk > 0);
   }
   warpgroup_detail::commit();
 #else
@@ -278,11 +305,11 @@ KOKKOS_INLINE_FUNCTION void warpgroup_stage_rows(const RowAt& row_at, int count,
   static_assert(sizeof(T) == 2, "2-byte elements");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   char* const bytes = reinterpret_cast<char*>(tile);
-  for (int r = lane / 8 + 4 * warp; r < kFragmentTileKeys; r += 4 * kWarpgroupWarps) {
+  for (int r = lane / 8 + 4 * warp; r < kWarpgroupRows; r += 4 * kWarpgroupWarps) {
     const T* from = row_at(r);
 #pragma unroll
     for (int d = 8 * (lane % 8); d < kWarpgroupHead; d += 64)
-      stage_detail::copy_chunk_async<16>(bytes + warpgroup_tile_offset(r, d), from + d, r < count);
+      stage_detail::copy_chunk_async<16>(bytes + warpgroup_tile_offset<kWarpgroupRows>(r, d), from + d, r < count);
   }
 #else
   (void)row_at, (void)count, (void)tile, (void)warp, (void)lane;
