@@ -2,6 +2,7 @@
 // latency, mixed batches as two launches, parameter-file errors, `kattn model calibrate` on either
 // timing, and `kattn simulate --predict` on this build.
 #include "kattn/core/error.hpp"
+#include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
@@ -127,15 +128,24 @@ TEST(HardwareModel, TeamsPerUnitFollowRegistersAndScratch) {
   EXPECT_EQ(teams_per_unit(c, hw), 32);
 }
 
-// The shipped H100 kernels: the warpgroup prefill holds 2 teams an SM (Nsight Compute's block
-// limits, docs/hardware-model.md), the tensor-core decode's 4-warp teams 3 (their 70 KB of scratch
-// past Kokkos' cap, split_kv_scratch_max), and each item adds its latency.
+// The shipped H100 kernels: the warpgroup prefill holds 2 teams of one warpgroup an SM and 1 of
+// two (Nsight Compute's block limits, docs/hardware-model.md), the tensor-core decode's 4-warp teams
+// 3 (their 70 KB of scratch past Kokkos' cap, split_kv_scratch_max), and each item adds its latency.
 TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   HardwareModel hw = load_hardware_model(data_file("h100"));
   const BatchShape long_prefill = prefill(1, 8192);
   const CallPlan p = target_call_plan(long_prefill, hw);
   ASSERT_TRUE(p.main.warpgroup_products);
-  EXPECT_EQ(teams_per_unit(launch_cost(p.main, long_prefill, 0, 1, hw), hw), 2);
+  LaunchPlan one = p.main, two = p.main;
+  one.team_size = kWarpgroupWarps;
+  one.block_m = kFragmentRows * kWarpgroupWarps;
+  one.tile_size = kFragmentTileKeys;
+  two.team_size = 2 * kWarpgroupWarps;
+  two.block_m = 2 * kFragmentRows * kWarpgroupWarps;
+  two.tile_size = 2 * kFragmentTileKeys;
+  EXPECT_EQ(teams_per_unit(launch_cost(one, long_prefill, 0, 1, hw), hw), 2);
+  EXPECT_EQ(teams_per_unit(launch_cost(two, long_prefill, 0, 1, hw), hw), 1);
+  const int teams = p.main.team_size == kWarpgroupWarps ? 2 : 1;
   const BatchShape decode = decodes(8, 4096);
   const CallPlan d = target_call_plan(decode, hw);
   ASSERT_TRUE(d.main.register_rows);
@@ -144,7 +154,8 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   const LaunchCost items = launch_cost(p.main, long_prefill, 0, 1, hw);
   HardwareModel slower = hw;
   slower.item_us += 1;
-  EXPECT_NEAR(launch_us(items, slower) - launch_us(items, hw), std::ceil(items.items / (2.0 * hw.compute_units)), 1e-9);
+  EXPECT_NEAR(launch_us(items, slower) - launch_us(items, hw),
+              std::ceil(items.items / double(teams * hw.compute_units)), 1e-9);
 }
 
 // A split-KV partition's latency hides behind the other teams its unit holds: item_us prices Q

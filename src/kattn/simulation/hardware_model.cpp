@@ -58,6 +58,7 @@ KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& pat
                                                   {"qblock", &r.qblock},
                                                   {"qblock_register_rows", &r.qblock_register_rows},
                                                   {"qblock_warpgroup", &r.qblock_warpgroup},
+                                                  {"qblock_two_warpgroups", &r.qblock_two_warpgroups},
                                                   {"baseline", &r.baseline}};
   for (const auto& entry : v.items()) {
     const std::string name = entry.key();
@@ -83,7 +84,8 @@ int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
       return r.baseline;
     default:
       if (!plan.register_rows) return r.qblock;
-      return plan.warpgroup_products ? r.qblock_warpgroup : r.qblock_register_rows;
+      if (!plan.warpgroup_products) return r.qblock_register_rows;
+      return plan.team_size > kWarpgroupWarps ? r.qblock_two_warpgroups : r.qblock_warpgroup;
   }
 }
 
@@ -379,8 +381,15 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     plan.register_rows = true;
     plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
     plan.deep_tiles = plan.warpgroup_products;
-    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps : std::min(plan.team_size, kFragmentMaxWarps);
-    plan.tile_size = kFragmentTileKeys;
+    // Two warpgroups where the leaf asks for 8 warps and an SM's scratch takes their tiles.
+    const bool two_warpgroups = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps &&
+                                double(register_rows_scratch_bytes(b.head_size, std::size_t(element_bytes(b.dtype)),
+                                                                   kWarpgroupTileAlign, true, 2)) +
+                                        hw.scratch_reserved_per_team <=
+                                    hw.scratch_bytes_per_unit;
+    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps * (two_warpgroups ? 2 : 1)
+                                             : std::min(plan.team_size, kFragmentMaxWarps);
+    plan.tile_size = kFragmentTileKeys * (two_warpgroups ? 2 : 1);
     plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
   }
   if (is_static_grid(plan.variant)) {
