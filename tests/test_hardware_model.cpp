@@ -184,13 +184,18 @@ TEST(HardwareModel, SplitKvItemsHideTheirLatencyAndReductionsQueue) {
 }
 
 // Every grid takes its items sequence by sequence, so a key's re-reads hit the L2 while its own
-// sequence's K/V fits, however much K/V the launch holds in all.
+// sequence's K/V fits, however much K/V the launch holds in all (Q blocks of one warpgroup, 64 rows,
+// whose re-reads past the L2 outweigh their products).
 TEST(HardwareModel, ReReadsAreCachedWhileASequenceFits) {
   HardwareModel hw = load_hardware_model(data_file("h100"));
   hw.launch_us = 0;
   hw.item_us = 0;
   const BatchShape one = prefill(1, 8192), four = prefill(4, 8192);
-  const LaunchPlan plan = target_call_plan(four, hw).main;
+  LaunchPlan plan = target_call_plan(four, hw).main;
+  ASSERT_TRUE(plan.warpgroup_products);
+  plan.team_size = kWarpgroupWarps;
+  plan.block_m = kFragmentRows * kWarpgroupWarps;
+  plan.tile_size = kFragmentTileKeys;
   const LaunchCost c1 = launch_cost(plan, one, 0, 1, hw), c4 = launch_cost(plan, four, 0, 4, hw);
   ASSERT_GT(c4.kv_bytes, 10 * c4.kv_unique_bytes);   // a Q block's keys are re-read by the later blocks
   ASSERT_GT(c4.kv_unique_bytes, hw.cache_mb * 1e6);  // 134 MB of K/V in all
