@@ -138,10 +138,10 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
   ASSERT_TRUE(p.main.warpgroup_products);
   LaunchPlan one = p.main, two = p.main;
   one.team_size = kWarpgroupWarps;
-  one.block_m = kFragmentRows * kWarpgroupWarps;
+  one.block_m = kWarpgroupRows;
   one.tile_size = kFragmentTileKeys;
   two.team_size = 2 * kWarpgroupWarps;
-  two.block_m = 2 * kFragmentRows * kWarpgroupWarps;
+  two.block_m = 2 * kWarpgroupRows;
   two.tile_size = 2 * kFragmentTileKeys;
   EXPECT_EQ(teams_per_unit(launch_cost(one, long_prefill, 0, 1, hw), hw), 2);
   EXPECT_EQ(teams_per_unit(launch_cost(two, long_prefill, 0, 1, hw), hw), 1);
@@ -194,7 +194,7 @@ TEST(HardwareModel, ReReadsAreCachedWhileASequenceFits) {
   LaunchPlan plan = target_call_plan(four, hw).main;
   ASSERT_TRUE(plan.warpgroup_products);
   plan.team_size = kWarpgroupWarps;
-  plan.block_m = kFragmentRows * kWarpgroupWarps;
+  plan.block_m = kWarpgroupRows;
   plan.tile_size = kFragmentTileKeys;
   const LaunchCost c1 = launch_cost(plan, one, 0, 1, hw), c4 = launch_cost(plan, four, 0, 4, hw);
   ASSERT_GT(c4.kv_bytes, 10 * c4.kv_unique_bytes);   // a Q block's keys are re-read by the later blocks

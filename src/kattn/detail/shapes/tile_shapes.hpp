@@ -28,6 +28,7 @@ constexpr int kKeyRowTileKeys = 16;  // keys per K/V tile: one 16-key mma tile, 
 
 // Hopper's warpgroup products (tiles/warpgroup_mma.hpp).
 constexpr int kWarpgroupWarps = 4;         // warps of a warpgroup: the team of the warpgroup products
+constexpr int kWarpgroupRows = 64;         // a warpgroup's Q rows: its products' M
 constexpr int kWarpgroupHead = 128;        // the head size of the products (the P · V width)
 constexpr int kWarpgroupTileAlign = 1024;  // the 128-byte swizzle repeats every 8 rows
 

@@ -38,7 +38,6 @@
 namespace kattn {
 
 constexpr int kWarpgroupRowBytes = 128;  // a key's row of 64 elements
-constexpr int kWarpgroupRows = 64;       // a warpgroup's Q rows: its products' M
 
 // Bytes of a tile's rows of 64 elements: a tile of Rows rows is two of these, one after the other.
 KOKKOS_INLINE_FUNCTION constexpr int warpgroup_atom_bytes(int rows) { return rows * kWarpgroupRowBytes; }
