@@ -148,8 +148,9 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // Rows in registers (QBlockMmaKernel): a warp per 16 rows, at most kFragmentMaxWarps, tiles of
     // the fragments' size; its scratch holds only a K and a V tile, which fit for every head size
     // the fragments take.
-    // On sm_90a at head 128 its products are the warpgroup's (wgmma), which take all 4 warps, and
-    // its double-buffered tiles (103 KB) lie past Kokkos 4.6's cap (core/team_scratch_cap.hpp).
+    // On sm_90a at head 128 its products are the warpgroup's (wgmma), a team of one warpgroup or
+    // two, and its double-buffered tiles (103 KB, 210 KB for two) lie past Kokkos 4.6's cap
+    // (core/team_scratch_cap.hpp).
     plan.register_rows = true;
     plan.warpgroup_products = warpgroup_mma_available<Space>() && g.head_size == kWarpgroupHead;
     // The warpgroup products double-buffer their tiles and overlap with the softmax wherever the

@@ -46,7 +46,7 @@ struct LaunchPlan {
   int grid_teams = 0;               // static-grid variants: number of teams (0 = from the device's concurrency)
   bool tensor_cores = false;        // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   bool register_rows = false;       // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
-  bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: a team of 4 warps, head 128
+  bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: teams of 4 or 8 warps, head 128
   bool deep_tiles = false;          // ... double-buffered K/V tiles where the team scratch takes them
   // A batch whose decodes lead runs them apart, on a plan of their own (plan_call); false: the
   // whole batch in one launch of this plan. A table leaf decides it by measurement (kattn tune).

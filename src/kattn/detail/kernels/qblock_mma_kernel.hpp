@@ -8,7 +8,7 @@
 // each other's copies and barriers. The planner picks it (LaunchPlan::register_rows) for fp16/bf16
 // on CUDA with head sizes up to kFragmentMaxHead in multiples of 16; everything else runs
 // QBlockKernel. With Warpgroup (LaunchPlan::warpgroup_products: sm_90a, head 128, 4 warps) the
-// team is one warpgroup and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
+// team is one warpgroup (two below) and its products are wgmma's (warpgroup_mma.hpp), reading K and V tiles
 // that the copies lay out in the 128-byte swizzle; the softmax stays the warps' own. Where the team
 // scratch takes them (DeepTiles: 103 KB at head 128, past Kokkos 4.6's cap by
 // core/team_scratch_cap.hpp), Q stays in scratch for the products to read, K(t + 1) and V(t + 1)
@@ -30,7 +30,7 @@ namespace kattn {
 
 // HeadSize: the head size fixed at compile time (its loops and offsets then fold away), or 0 for
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
-// kWarpgroupHead, 4 warps, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
+// kWarpgroupHead, 4 warps a warpgroup, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
 // Warpgroups: the team's warpgroups (deep only), each 64 rows; tiles take 64 keys a warpgroup.
 // Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
@@ -294,7 +294,7 @@ struct QBlockMmaKernel {
         team.team_barrier();  // K(tile) is in; every warp is done with V(tile - 1) (or with its Q rows)
         stage(true, tile, v_tile);
         const bool computes_tile = computes(tile);
-        WarpScores s;
+        Scores s;
         if (computes_tile) {
           if constexpr (Warpgroup)
             warpgroup_scores<Cache>(f, k_tile, s);

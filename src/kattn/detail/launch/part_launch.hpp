@@ -234,6 +234,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       };
       using Head128 = std::integral_constant<int, 128>;
       using One = std::integral_constant<int, 1>;
+      using Two = std::integral_constant<int, 2>;
       const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups) {
         return with_score_features(
             args.rules, [&](auto features) { return launch_mma(Head128{}, warpgroup, deep, warpgroups, features); });
@@ -248,7 +249,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
                                                            warpgroups) <= team_scratch_limit<Space>();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead) {
           if (deep && warpgroups == 2)
-            launched = launch_head128(std::true_type{}, std::true_type{}, std::integral_constant<int, 2>{});
+            launched = launch_head128(std::true_type{}, std::true_type{}, Two{});
           else if (warpgroups == 1)
             launched = deep ? launch_head128(std::true_type{}, std::true_type{}, One{})
                             : launch_head128(std::true_type{}, std::false_type{}, One{});
@@ -265,7 +266,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   }
   if (!launched) {
     // The portable kernel; on a plan of two warpgroups whose inputs their tile copy does not take
-    // (rows not 16-byte aligned), on its Q blocks of 128 rows, with the tiles the lifted scratch takes.
+    // (rows not 16-byte aligned, K and V of other layouts, strides past 32 bits), on its Q blocks of
+    // 128 rows, with the tiles the lifted scratch takes.
     const std::size_t element_bytes = sizeof(QBlockTileValue<Space, Cache>);
     int tile_size = plan.tile_size;
     while (tile_size > 1 &&

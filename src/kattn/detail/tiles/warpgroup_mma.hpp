@@ -1,9 +1,9 @@
 // Warpgroup-scope tensor-core products on Hopper (sm_90a: wgmma.mma_async), the Q-block kernel's
-// Hopper path: a team of 4 warps (one warpgroup, 64 query rows, each warp its 16 rows' Q operands
-// and output accumulator in registers exactly as warp_fragments.hpp holds them) multiplies against
-// K and V tiles that the tensor cores read from scratch themselves, by matrix descriptor: no
-// ldmatrix and no B operands in registers, and one instruction per 16 keys or head elements for
-// the whole team. Scores and output come back in the accumulator layout of warp_scores and
+// Hopper path: a warpgroup of 4 warps (64 query rows, a team one or two of them; each warp its 16
+// rows' Q operands and output accumulator in registers exactly as warp_fragments.hpp holds them)
+// multiplies against K and V tiles that the tensor cores read from scratch themselves, by matrix
+// descriptor: no ldmatrix and no B operands in registers, and one instruction per 16 keys or head
+// elements for the whole warpgroup. Scores and output come back in the accumulator layout of warp_scores and
 // warp_accumulate, so the softmax between them is the warps' own (warp_softmax_step).
 //
 // Tiles sit in scratch in wgmma's 128-byte swizzled layout (warpgroup_tile_offset), 1024-byte
@@ -15,8 +15,8 @@
 // is read K-major (the head is the reduced dimension), V N-major (the head is the product's
 // columns) from the same layout.
 //
-// Contract: all 128 threads of the warpgroup call together (warps 0–3 of the team, uniform control
-// flow); a tile's writes are complete and visible to the tensor cores' reads before the call
+// Contract: all 128 threads of the warpgroup call together (warps 0–3 of the team, or 4–7 for a
+// team's second warpgroup; uniform control flow); a tile's writes are complete and visible to the tensor cores' reads before the call
 // (warpgroup_tile_ready() after each writing thread's copies, then a team barrier);
 // warpgroup_scores and warpgroup_accumulate return with the product complete, the asynchronous
 // forms (…_issue, then warpgroup_wait) with it in flight. Q comes from the warps' registers
