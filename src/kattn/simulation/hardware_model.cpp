@@ -85,7 +85,7 @@ int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
     default:
       if (!plan.register_rows) return r.qblock;
       if (!plan.warpgroup_products) return r.qblock_register_rows;
-      return plan.team_size > kWarpgroupWarps ? r.qblock_two_warpgroups : r.qblock_warpgroup;
+      return plan.warpgroups() == 2 ? r.qblock_two_warpgroups : r.qblock_warpgroup;
   }
 }
 
@@ -115,8 +115,7 @@ double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_by
     default:
       if (plan.register_rows)
         return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16,
-                                                  plan.deep_tiles,
-                                                  plan.warpgroup_products ? plan.team_size / kWarpgroupWarps : 1));
+                                                  plan.deep_tiles, std::max(plan.warpgroups(), 1)));
       return double(qblock_scratch_bytes(plan.block_m, plan.tile_size, b.head_size, eb));
   }
 }
@@ -382,15 +381,11 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
     plan.deep_tiles = plan.warpgroup_products;
     // Two warpgroups where the leaf asks for 8 warps and an SM's scratch takes their tiles.
-    const bool two_warpgroups = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps &&
-                                double(register_rows_scratch_bytes(b.head_size, std::size_t(element_bytes(b.dtype)),
-                                                                   kWarpgroupTileAlign, true, 2)) +
-                                        hw.scratch_reserved_per_team <=
-                                    hw.scratch_bytes_per_unit;
-    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps * (two_warpgroups ? 2 : 1)
-                                             : std::min(plan.team_size, kFragmentMaxWarps);
-    plan.tile_size = kFragmentTileKeys * (two_warpgroups ? 2 : 1);
-    plan.block_m = kFragmentRows * plan.team_size / qpk * qpk;
+    fit_register_rows_team(plan, qpk,
+                           double(register_rows_scratch_bytes(b.head_size, std::size_t(element_bytes(b.dtype)),
+                                                              kWarpgroupTileAlign, true, 2)) +
+                                   hw.scratch_reserved_per_team <=
+                               hw.scratch_bytes_per_unit);
   }
   if (is_static_grid(plan.variant)) {
     plan.grid_teams = leaf.grid_teams > 0

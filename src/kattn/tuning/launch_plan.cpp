@@ -159,13 +159,9 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     plan.deep_tiles = plan.warpgroup_products;
     // Two warpgroups a team (FlashAttention-3's consumers: 128 rows, tiles of 128 keys) where the
     // table or the caller asks for 8 warps and the team scratch takes their tiles.
-    const bool two_warpgroups = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps &&
-                                register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
-                                    team_scratch_limit<Space>();
-    plan.team_size = plan.warpgroup_products ? kWarpgroupWarps * (two_warpgroups ? 2 : 1)
-                                             : std::min(plan.team_size, kFragmentMaxWarps);
-    plan.tile_size = kFragmentTileKeys * (two_warpgroups ? 2 : 1);
-    plan.block_m = kFragmentRows * plan.team_size / q_per_kv * q_per_kv;
+    fit_register_rows_team(plan, q_per_kv,
+                           register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
+                               team_scratch_limit<Space>());
   } else {
     plan.tile_size = std::max(plan.tile_size, 1);
     const std::size_t tile_element_bytes = qblock_tile_element_bytes<Space>(element_bytes);
@@ -182,6 +178,14 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
     plan.grid_teams = std::max(1, Space().concurrency() / (plan.team_size * plan.vector_length));
   return plan;
+}
+
+void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit) {
+  const bool two = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps && two_warpgroups_fit;
+  plan.team_size =
+      plan.warpgroup_products ? kWarpgroupWarps * (two ? 2 : 1) : std::min(plan.team_size, kFragmentMaxWarps);
+  plan.tile_size = kFragmentTileKeys * (two ? 2 : 1);
+  plan.block_m = kFragmentRows * plan.team_size / queries_per_kv * queries_per_kv;
 }
 
 bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::size_t element_bytes,

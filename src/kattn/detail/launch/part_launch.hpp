@@ -243,7 +243,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
         // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
         // warpgroup or, where the plan took two (team_size), of two.
-        const int warpgroups = plan.team_size / kWarpgroupWarps;
+        const int warpgroups = plan.warpgroups();
         const bool deep =
             plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
                                                            warpgroups) <= team_scratch_limit<Space>();
