@@ -180,6 +180,8 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
   return plan;
 }
 
+int LaunchPlan::warpgroups() const { return warpgroup_products ? (team_size > kWarpgroupWarps ? 2 : 1) : 0; }
+
 void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit) {
   const bool two = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps && two_warpgroups_fit;
   plan.team_size =

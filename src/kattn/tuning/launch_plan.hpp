@@ -5,7 +5,6 @@
 
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/arch.hpp"
-#include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/problem/geometry.hpp"
 #include "kattn/workspace.hpp"
 
@@ -57,7 +56,7 @@ struct LaunchPlan {
 
   int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
   // Warpgroups of a team on the warpgroup products (1 or 2; 0 off them).
-  int warpgroups() const { return warpgroup_products ? (team_size > kWarpgroupWarps ? 2 : 1) : 0; }
+  int warpgroups() const;
 };
 
 // The register-row team shape (plan.register_rows, plan.warpgroup_products set): two warpgroups
