@@ -163,12 +163,12 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
                            register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
                                team_scratch_limit<Space>());
   } else {
-    plan.tile_size = std::max(plan.tile_size, 1);
     const std::size_t tile_element_bytes = qblock_tile_element_bytes<Space>(element_bytes);
+    plan.tile_size =
+        fit_qblock_tile(plan.block_m, std::max(plan.tile_size, 1), g.head_size, tile_element_bytes, scratch_limit);
     const auto fits = [&] {
       return qblock_scratch_bytes(plan.block_m, plan.tile_size, g.head_size, tile_element_bytes) <= scratch_limit;
     };
-    while (!fits() && plan.tile_size > 1) plan.tile_size /= 2;
     while (!fits() && plan.block_m > q_per_kv)
       plan.block_m = std::max(q_per_kv, (plan.block_m / 2) / q_per_kv * q_per_kv);
     if (!fits())

@@ -269,10 +269,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     // (rows not 16-byte aligned, K and V of other layouts, strides past 32 bits), on its Q blocks of
     // 128 rows, with the tiles the lifted scratch takes.
     const std::size_t element_bytes = sizeof(QBlockTileValue<Space, Cache>);
-    int tile_size = plan.tile_size;
-    while (tile_size > 1 &&
-           qblock_scratch_bytes(plan.block_m, tile_size, g.head_size, element_bytes) > team_scratch_limit<Space>())
-      tile_size /= 2;
+    const int tile_size =
+        fit_qblock_tile(plan.block_m, plan.tile_size, g.head_size, element_bytes, team_scratch_limit<Space>());
     launch(QBlockKernel<Space, Args, Segmented>{args, q_blocks, partials, plan.block_m, tile_size, plan.num_segments,
                                                 static_grid, plan.tensor_cores},
            qblock_scratch_bytes(plan.block_m, tile_size, g.head_size, element_bytes));

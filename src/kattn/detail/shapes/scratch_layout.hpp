@@ -54,6 +54,12 @@ inline std::size_t qblock_scratch_bytes(int block_m, int tile_size, int head_siz
          2 * scratch_array_bytes(std::size_t(tile_size) * head_size, element_bytes);
 }
 
+// The longest tile, halving from tile_size (≥ 1), whose Q-block kernel scratch fits `limit`; 1 if none does.
+inline int fit_qblock_tile(int block_m, int tile_size, int head_size, std::size_t element_bytes, std::size_t limit) {
+  while (tile_size > 1 && qblock_scratch_bytes(block_m, tile_size, head_size, element_bytes) > limit) tile_size /= 2;
+  return tile_size;
+}
+
 // Split-KV decode kernel (split_kv_kernel.hpp). A team of `workers` Kokkos threads stages K/V
 // tiles of stage_keys() keys through `stages` scratch buffers; each worker takes worker_keys of
 // every tile. Scratch: the partition's block ids, the workers' max/sum [workers × kSplitKvMaxRows]
