@@ -249,20 +249,27 @@ struct QBlockMmaKernel {
         WarpgroupWeightsOf<kTileKeys> p;
         float alpha[2];
         Scores s;
+        // A step's end — P·V(t - 1) landed, the accumulator rescaled, tile t's weights made — runs
+        // at the top of the next step's loop trip: a wait has no operands, and ptxas hoists it as
+        // far as it can within a trip, which had put the wait for P·V(t - 1) ahead of the
+        // softmax's exponentials (Nsight Compute's SASS of 2026-11-28): the softmax then ran after
+        // the products, not beside them. The trip's end pins the wait behind them.
+        const auto land = [&] {
+          warpgroup_wait<0>(f.o);
+          warp_rescale_output(f, alpha);  // the first tile's: zeros stay zeros
+          warpgroup_weights<Cache>(s, p);
+        };
         next_tile(it.tile_begin);
         warpgroup_scores_issue<Cache>(q_tile, k_buffer(it.tile_begin), s);
         warpgroup_wait<0>(s);
         warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
-        warpgroup_weights<Cache>(s, p);  // the accumulator is still zeros: nothing to rescale
         const auto step = [&](int tile, auto masked) {
+          land();
           next_tile(tile);
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
           warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
-          warpgroup_wait<0>(f.o);
-          warp_rescale_output(f, alpha);
-          warpgroup_weights<Cache>(s, p);
         };
         // Where the logit is the scaled dot product (compiled in), the tiles every row of the block
         // sees whole step without the mask's code (the mask's unmasked trips between its masked
@@ -279,6 +286,7 @@ struct QBlockMmaKernel {
           for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
         }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
+        land();
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
         warpgroup_wait<0>(f.o);
       }

@@ -282,7 +282,9 @@ KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_t
 // with the products): until the wait that completes a group, its score or output registers and the
 // weights it reads are not touched, nor its tiles rewritten; all 128 threads issue and wait
 // together, outside branches the compiler cannot prove uniform (else ptxas serializes the products:
-// its C7514 and C7518 notes).
+// its C7514 and C7518 notes). A wait has no operands: within a loop trip ptxas may issue it ahead of
+// work written before it, so work that should run while a group is in flight ends the trip before
+// the wait (QBlockMmaKernel's step).
 template <int Pending, class... Held>
 KOKKOS_INLINE_FUNCTION void warpgroup_wait(Held&... held) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
