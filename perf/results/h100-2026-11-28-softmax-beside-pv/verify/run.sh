@@ -2,7 +2,7 @@
 # Device call (2026-11-28): the kept kernels' tuning sweep (suite and decode scenarios) and its fit, then
 # the suite and the targets beside PyTorch SDPA planned from the fitted table.
 set -x
-P=${1:-ws6}
+P=${1:-ws5}  # the package of land/ (66e1b76); the call ran `bash .device/ws7.sh ws5`
 mkdir -p .device/pkg && tar xJf .device/$P.tar.xz -C .device/pkg
 F=$PWD/.device/pkg/$P; R=$OUT; export LD_LIBRARY_PATH=$F/lib:$LD_LIBRARY_PATH; S=perf/scenarios
 mkdir -p build/h100/src && printf '#!/bin/sh\nexec %s/kattn "$@"\n' $F > build/h100/src/kattn && chmod +x build/h100/src/kattn
