@@ -254,9 +254,11 @@ struct QBlockMmaKernel {
         // far as it can within a trip, which had put the wait for P·V(t - 1) ahead of the
         // softmax's exponentials (Nsight Compute's SASS of 2026-11-28): the softmax then ran after
         // the products, not beside them. The trip's end pins the wait behind them.
+        // The rescale of the accumulator by the softmax of tile t - 1 runs after Q·K(t)ᵀ has gone out,
+        // under it, as FlashAttention-3 places it, not between P·V(t - 2)'s landing and the next
+        // issue, where the tensor cores idle.
         const auto land = [&] {
           warpgroup_wait<0>(f.o);
-          warp_rescale_output(f, alpha);  // the first tile's: zeros stay zeros
           warpgroup_weights<Cache>(s, p);
         };
         next_tile(it.tile_begin);
@@ -267,6 +269,7 @@ struct QBlockMmaKernel {
           land();
           next_tile(tile);
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
+          warp_rescale_output(f, alpha);  // the first step's: zeros stay zeros
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
           warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
@@ -287,6 +290,7 @@ struct QBlockMmaKernel {
         }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
         land();
+        warp_rescale_output(f, alpha);
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
         warpgroup_wait<0>(f.o);
       }
