@@ -249,16 +249,20 @@ struct QBlockMmaKernel {
         WarpgroupWeightsOf<kTileKeys> p;
         float alpha[2];
         Scores s;
-        // A step's end — P·V(t - 1) landed, the accumulator rescaled, tile t's weights made — runs
-        // at the top of the next step's loop trip: a wait has no operands, and ptxas hoists it as
-        // far as it can within a trip, which had put the wait for P·V(t - 1) ahead of the
+        // A step's end — P·V(t - 1) landed, tile t's weights made — runs at the top of the next
+        // step's loop trip: a wait has no operands, and ptxas hoists it as far as it can within a trip, which had put the wait for P·V(t - 1) ahead of the
         // softmax's exponentials (Nsight Compute's SASS of 2026-11-28): the softmax then ran after
         // the products, not beside them. The trip's end pins the wait behind them.
-        // The rescale of the accumulator by the softmax of tile t - 1 runs after Q·K(t)ᵀ has gone out,
-        // under it, as FlashAttention-3 places it, not between P·V(t - 2)'s landing and the next
-        // issue, where the tensor cores idle.
+        // The accumulator's rescale by tile t - 1's softmax: a team of one warpgroup takes it under
+        // Q·K(t)ᵀ, between the two issues, as FlashAttention-3 places it (0.97-0.99x in the A/B of
+        // 2026-11-28), a team of two at the step's end (under Q·Kᵀ: b1 8192 1.02x slower).
+        constexpr bool kRescaleUnderScores = Warpgroups == 1;
+        const auto rescale = [&](bool under_scores) {
+          if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);  // first: zeros stay zeros
+        };
         const auto land = [&] {
           warpgroup_wait<0>(f.o);
+          rescale(false);
           warpgroup_weights<Cache>(s, p);
         };
         next_tile(it.tile_begin);
@@ -269,7 +273,7 @@ struct QBlockMmaKernel {
           land();
           next_tile(tile);
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
-          warp_rescale_output(f, alpha);  // the first step's: zeros stay zeros
+          rescale(true);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
           warpgroup_wait<1>(s);
           warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
@@ -290,7 +294,7 @@ struct QBlockMmaKernel {
         }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
         land();
-        warp_rescale_output(f, alpha);
+        rescale(true);
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
         warpgroup_wait<0>(f.o);
       }
