@@ -9,4 +9,5 @@ template <class Kernel>
 void launch(const Kernel& kernel) {
   Kokkos::parallel_for("probe", typename Kernel::Policy(1, Kernel::kTeamThreads / 32, 32), kernel);
 }
-template void launch(const kattn::QBlockMmaKernel<Kokkos::Cuda, Args, false, 128, true, true, 2, true, kattn::PlainScores>&);
+template void launch(
+    const kattn::QBlockMmaKernel<Kokkos::Cuda, Args, false, 128, true, true, 2, true, kattn::PlainScores>&);

@@ -250,9 +250,10 @@ struct QBlockMmaKernel {
         float alpha[2];
         Scores s;
         // A step's end — P·V(t - 1) landed, tile t's weights made — runs at the top of the next
-        // step's loop trip: a wait has no operands, and ptxas hoists it as far as it can within a trip, which had put the wait for P·V(t - 1) ahead of the
-        // softmax's exponentials (Nsight Compute's SASS of 2026-11-28): the softmax then ran after
-        // the products, not beside them. The trip's end pins the wait behind them.
+        // step's loop trip: a wait has no operands, and ptxas hoists it as far as it can within a
+        // trip, which had put the wait for P·V(t - 1) ahead of the softmax's exponentials (Nsight
+        // Compute's SASS of 2026-11-28): the softmax then ran after the products, not beside them.
+        // The trip's end pins the wait behind them.
         // The accumulator's rescale by tile t - 1's softmax: a team of one warpgroup takes it under
         // Q·K(t)ᵀ, between the two issues, as FlashAttention-3 places it (0.97-0.99x in the A/B of
         // 2026-11-28), a team of two at the step's end (under Q·Kᵀ: b1 8192 1.02x slower).
