@@ -11,7 +11,7 @@ mkdir -p build/h100/src && printf '#!/bin/sh\nexec %s/kattn "$@"\n' $F > build/h
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u; } > $R/device.txt
 A=perf/results/h100-2026-11-26-overlap/ab/prefill-ab-scenario.json
 for i in 1; do for b in old new; do for t in 4 8; do
-  exe=$F/kattn.bin; [ $b = old ] && exe=$F/kattn_old.bin; [ $b = rq ] && exe=$F/kattn_rq.bin
+  exe=$F/kattn.bin; [ $b = old ] && exe=$F/kattn_old.bin;
   timeout 100 $exe bench --scenario $A --team-size $t --warmup 10 --runs 40 --no-check-values --output $R/ab-$b-t$t-$i.json > $R/ab-$b-t$t-$i.log 2>&1
 done; done; done
 python3 - $R > $R/ab.txt <<'PY'
