@@ -38,7 +38,7 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& inputs, const AttentionPar
 // workspace moves it: plans made on it before are then stale and must be made again.
 class AttentionPlan {
  public:
-  struct Launches;  // the parts' launches and their arrays (attention.cpp)
+  struct Launches;  // the parts' launches and their arrays (detail/launch/entry_points.hpp)
 
   const CallPlan& call() const { return call_; }
   const Geometry& geometry() const { return geometry_; }

@@ -439,7 +439,7 @@ double predict_call_us(const CallPlan& plans, const BatchShape& b, const Hardwar
   const int apart = plans.decodes ? std::clamp(plans.main.decodes_apart, 0, n) : 0;
   const double main = launch_us(launch_cost(plans.main, b, apart, n, hw), hw);
   if (!plans.decodes || apart == 0) return hw.host_us + main;
-  // The leading decodes run beside the rest (attention.cpp): part of the shorter one hides.
+  // The leading decodes run beside the rest (entry_points.hpp): part of the shorter one hides.
   const double decodes = launch_us(launch_cost(*plans.decodes, b, 0, apart, hw), hw);
   return hw.host_us + main + decodes - hw.parts_overlap * std::min(main, decodes);
 }

@@ -1,5 +1,12 @@
-#include "kattn/attention.hpp"
+// The templates of kattn's entry points (attention.hpp: attention, plan_attention, run,
+// capture_run; detail/launch/attention_on.hpp: attention_on), kept out of the public headers.
+// The build instantiates them once per storage combination, each in a translation unit of its
+// own that src/CMakeLists.txt generates from kattn/attention_instances.cpp.in, so that the
+// kernels of the combinations compile in parallel and a build can take one combination alone
+// (perf/probes/prefill_probe.cpp).
+#pragma once
 
+#include "kattn/attention.hpp"
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/core/backends.hpp"
 #include "kattn/detail/launch/attention_on.hpp"
@@ -21,9 +28,9 @@ struct PlannedParts {
 
 struct AttentionPlan::Launches : PlannedParts<ExecutionSpace> {};
 
-namespace {
+namespace entry_points_detail {
 
-bool operator==(const Geometry& a, const Geometry& b) {
+inline bool operator==(const Geometry& a, const Geometry& b) {
   return a.num_tokens == b.num_tokens && a.num_q_heads == b.num_q_heads && a.num_kv_heads == b.num_kv_heads &&
          a.head_size == b.head_size && a.num_blocks == b.num_blocks && a.block_size == b.block_size &&
          a.num_seqs == b.num_seqs && a.max_blocks_per_seq == b.max_blocks_per_seq;
@@ -84,13 +91,13 @@ void launch_plan(Launches& launches, const AttentionPlan& plan, const AttentionI
   launch_parts(launches, *plan.launches(), plan.params(), in, out);
 }
 
-}  // namespace
+}  // namespace entry_points_detail
 
 template <class Q, class Cache>
 AttentionPlan plan_attention(const AttentionInputs<Q, Cache>& in, const AttentionParams& params,
                              const BatchMetadata& batch, Workspace& workspace, const AttentionOptions& options) {
   auto launches = std::make_shared<AttentionPlan::Launches>();
-  const CallPlan call = plan_parts(*launches, in, params, batch, workspace, options);
+  const CallPlan call = entry_points_detail::plan_parts(*launches, in, params, batch, workspace, options);
   return AttentionPlan(in.geometry(), params, call, std::move(launches));
 }
 
@@ -98,7 +105,7 @@ template <class Q, class Cache, class Out>
 void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& in, const AttentionOutput<Out>& out,
          const std::optional<ExecutionSpace>& space) {
   EagerLaunches<ExecutionSpace> launches{space.value_or(ExecutionSpace())};
-  launch_plan(launches, plan, in, out);
+  entry_points_detail::launch_plan(launches, plan, in, out);
 }
 
 template <class Q, class Cache, class Out>
@@ -107,7 +114,7 @@ AttentionGraph capture_run(const AttentionPlan& plan, const AttentionInputs<Q, C
   const ExecutionSpace exec = space.value_or(ExecutionSpace());
   auto graph = Kokkos::Experimental::create_graph(exec, [&](const auto& root) {
     GraphLaunches<ExecutionSpace> launches{exec, root};
-    launch_plan(launches, plan, in, out);
+    entry_points_detail::launch_plan(launches, plan, in, out);
   });
   return AttentionGraph(plan, std::make_shared<const Kokkos::Experimental::Graph<ExecutionSpace>>(std::move(graph)));
 }
@@ -134,9 +141,9 @@ LaunchPlan attention_on(const Space& space, const AttentionInputs<Q, Cache, type
     batch = compute_batch_metadata(space, in.cu_seqlens_q, in.seq_lens);
   }
   PlannedParts<Space> parts;
-  const CallPlan call = plan_parts(parts, in, params, batch, workspace, options);
+  const CallPlan call = entry_points_detail::plan_parts(parts, in, params, batch, workspace, options);
   EagerLaunches<Space> launches{space};
-  launch_parts(launches, parts, params, in, out);
+  entry_points_detail::launch_parts(launches, parts, params, in, out);
   return call.main;
 }
 
@@ -146,36 +153,5 @@ LaunchPlan attention(const AttentionInputs<Q, Cache>& in, const AttentionParams&
   return attention_on(options.space.value_or(ExecutionSpace()), in, params, out,
                       options.workspace ? *options.workspace : Workspace::instance(), options);
 }
-
-// The storage combinations kattn is built for (see dispatch_storage): q fp32, fp16 or bf16; the
-// cache and out each q's type or fp8.
-#define KATTN_INSTANTIATE(Q, Cache, Out)                                                                     \
-  template LaunchPlan attention<Q, Cache, Out>(const AttentionInputs<Q, Cache>&, const AttentionParams&,     \
-                                               const AttentionOutput<Out>&, const AttentionOptions&);        \
-  template void run<Q, Cache, Out>(const AttentionPlan&, const AttentionInputs<Q, Cache>&,                   \
-                                   const AttentionOutput<Out>&, const std::optional<ExecutionSpace>&);       \
-  template AttentionGraph capture_run<Q, Cache, Out>(const AttentionPlan&, const AttentionInputs<Q, Cache>&, \
-                                                     const AttentionOutput<Out>&,                            \
-                                                     const std::optional<ExecutionSpace>&);
-#define KATTN_INSTANTIATE_Q(Q)                                                                                        \
-  template AttentionPlan plan_attention<Q, Q>(const AttentionInputs<Q, Q>&, const AttentionParams&,                   \
-                                              const BatchMetadata&, Workspace&, const AttentionOptions&);             \
-  template AttentionPlan plan_attention<Q, fp8_e4m3_t>(const AttentionInputs<Q, fp8_e4m3_t>&, const AttentionParams&, \
-                                                       const BatchMetadata&, Workspace&, const AttentionOptions&);    \
-  KATTN_INSTANTIATE(Q, Q, Q)                                                                                          \
-  KATTN_INSTANTIATE(Q, Q, fp8_e4m3_t)                                                                                 \
-  KATTN_INSTANTIATE(Q, fp8_e4m3_t, Q)                                                                                 \
-  KATTN_INSTANTIATE(Q, fp8_e4m3_t, fp8_e4m3_t)
-KATTN_INSTANTIATE_Q(float)
-KATTN_INSTANTIATE_Q(fp16_t)
-KATTN_INSTANTIATE_Q(bf16_t)
-
-// attention_on for every backend of the build and every storage combination.
-#define KATTN_INSTANTIATE_ON(Space, Q, Cache, Out)                                                 \
-  template LaunchPlan attention_on<Space, Q, Cache, Out>(                                          \
-      const Space&, const AttentionInputs<Q, Cache, Space::memory_space>&, const AttentionParams&, \
-      const AttentionOutput<Out, Space::memory_space>&, BasicWorkspace<Space>&, const AttentionOptions&);
-#define KATTN_INSTANTIATE_ON_SPACE(Space) KATTN_FOR_EACH_STORAGE_ON(KATTN_INSTANTIATE_ON, Space)
-KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE_ON_SPACE)
 
 }  // namespace kattn
