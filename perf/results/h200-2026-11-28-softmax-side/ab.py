@@ -8,7 +8,7 @@ def read(path):  # lines "case/tTEAM team N mean M median ..." of the probe
         m = re.match(r'(\S+)\s+team\s+\d+\s+mean\s+([\d.]+)', line)
         if m: times[m.group(1)] = float(m.group(2))
     return times
-for folder in ('pv-slices', 'poly-exp', 'tensor-sums'):
+for folder in ('pv-slices', 'poly-exp', 'tensor-sums', 'block-ids/registers', 'block-ids/slots'):
     print(f'== {folder} ({open(os.path.join(here, folder, "device.txt")).readline().strip()})')
     runs = sorted(glob.glob(os.path.join(here, folder, '*-[12].txt')))
     variants = sorted({os.path.basename(p).rsplit('-', 1)[0] for p in runs} - {'base'})
