@@ -1,17 +1,21 @@
 """The pure-Python parts of the performance suite's scripts (perf/): shape grouping and padded work of
-the PyTorch baseline, the JSON merge, the summary, and the scenario file being up to date. Standard
+the PyTorch baseline, the JSON merge, the summary, the scenario file being up to date, and the
+stall table of an Nsight Compute source page. Standard
 library only (no PyTorch, no matplotlib): runs in ctest."""
+import io
 import json
 import os
 import sys
 import tempfile
 import unittest
 import warnings
+from contextlib import redirect_stdout
 
 PERF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "perf")
 sys.path.insert(0, PERF)
 
 import compare_plans  # noqa: E402
+import ncu_stalls  # noqa: E402
 import plot_simulation  # noqa: E402
 import suite_json  # noqa: E402
 import suite_scenarios  # noqa: E402
@@ -45,6 +49,26 @@ def fake_doc():
             "date": "2026-11-23", "commit": "abc", "warmup": 20, "runs": 100,
             "hardware": {"copy_gb_per_s": 100.0, "peak_tflop_per_s": {"fp16": 10.0, "bf16": None}},
             "cases": cases, "results": results}
+
+
+class NcuStalls(unittest.TestCase):
+    def test_breakdown_and_lines_of_a_source_page(self):
+        page = ('==PROF== a line before the table\n'
+                '"Address","Source","Instructions Executed","Warp Stall Sampling (All Samples)","stall_wait","stall_mio"\n'
+                '"0x7f00000c6b00","HGMMA.64x128x16.F32 R24","100","90","30","60"\n'
+                '"0x7f00000c6b10","FMNMX R1, R2, R3","100","10","10","0"\n')
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "sass.csv")
+            with open(path, "w") as f:
+                f.write(page)
+            out = io.StringIO()
+            with redirect_stdout(out):
+                ncu_stalls.main(path)
+        text = out.getvalue()
+        self.assertIn("stall_mio                     60.0%", text)
+        self.assertIn("stall_wait                    40.0%", text)
+        self.assertIn("90.00% c6b00       100  HGMMA.64x128x16.F32 R24", text)
+        self.assertIn("mio:67 wait:33", text)
 
 
 class PhaseGroups(unittest.TestCase):
