@@ -16,14 +16,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "cuda_check.hpp"
 
 constexpr int kBlock = 16, kHeads = 8, kHead = 128, kTileKeys = 16;
 constexpr int kRowBytes = kHead * 2, kSlotBytes = kHeads * kRowBytes, kBlockBytes = kBlock * kSlotBytes;

@@ -13,17 +13,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    cudaError_t e = (x);                                                             \
-    if (e != cudaSuccess) {                                                          \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
+#include "cuda_check.hpp"
 
 constexpr int kGroups = 512;             // groups of products a warpgroup issues
-constexpr int kSharedBytes = 64 * 1024;  // A and B tiles (zeros) and one block an SM
+constexpr int kSharedBytes = 64 * 1024;  // A and B tiles, and one block an SM
 
 // A 128-byte-swizzled shared-memory matrix descriptor (as kattn's warpgroup_mma.hpp).
 __device__ std::uint64_t descriptor(unsigned address) {
