@@ -13,5 +13,7 @@
 #   16:30 UTC  .device/bin/nocopy/kattn_prefill_probe 3 1              -> clocks/rings-nocopy-clocks.txt
 #   16:39 UTC  bash .device/sass.sh; bash .device/ab.sh base pp        -> pingpong/ab-raw.txt
 #   16:49 UTC  .device/bin/ppclk/kattn_prefill_probe 3 1               -> clocks/pingpong-clocks.txt
+#   16:52, 16:55 UTC  ./.device/wgmma_rate_probe as its cases grew (random operands, then the steps);
+#   16:58 UTC  the committed perf/probes/wgmma_rate_probe.cu -> wgmma-rate.txt
+#              (nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/wgmma_rate_probe perf/probes/wgmma_rate_probe.cu)
 # Then, here: python3 summarize.py > summary.txt
-#   17:05 UTC  ./.device/wgmma_rate_probe (perf/probes/wgmma_rate_probe.cu, nvcc -O3 -gencode arch=compute_90a,code=sm_90a) -> wgmma-rate.txt
