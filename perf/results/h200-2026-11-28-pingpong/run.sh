@@ -16,4 +16,5 @@
 #   16:52, 16:55 UTC  ./.device/wgmma_rate_probe as its cases grew (random operands, then the steps);
 #   16:58 UTC  the committed perf/probes/wgmma_rate_probe.cu -> wgmma-rate.txt
 #              (nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/wgmma_rate_probe perf/probes/wgmma_rate_probe.cu)
+#   17:09 UTC  bash .device/ab.sh base lsnc pp ppnc (no-copies/*.patch) -> no-copies/ab-raw.txt
 # Then, here: python3 summarize.py > summary.txt

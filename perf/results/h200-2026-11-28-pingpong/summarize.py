@@ -15,15 +15,17 @@ def rounds(path):  # {(binary, round): {case: µs}} from ab.sh's "== NAME round 
         if m and key: runs[key][m.group(1)] = float(m.group(2))
     return runs
 
-for folder in ('rings', 'pingpong'):
+# no-copies: lsnc = base without its K/V copies after the first tile, ppnc = pp without them
+# (values wrong, timing only), beside base and pp in one call.
+for folder in ('rings', 'pingpong', 'no-copies'):
     runs = rounds(os.path.join(here, folder, 'ab-raw.txt'))
-    new = next(name for name, _ in runs if name != 'base')
-    print(f'== {folder}: {new} over base')
-    for r in ('1', '2'):
-        b, n = runs[('base', r)], runs[(new, r)]
-        print(f'  round {r}:')
-        for case in b:
-            print(f'    {case:26s} {b[case]:8.1f} {n[case]:8.1f}  {n[case] / b[case]:.3f}x')
+    for new in dict.fromkeys(name for name, _ in runs if name != 'base'):
+        print(f'== {folder}: {new} over base')
+        for r in ('1', '2'):
+            b, n = runs[('base', r)], runs[(new, r)]
+            print(f'  round {r}:')
+            for case in b:
+                print(f'    {case:26s} {b[case]:8.1f} {n[case]:8.1f}  {n[case] / b[case]:.3f}x')
 
 phases = {
     'rings-clocks.txt': 'land, full waits, copy K, turn, Q·Kᵀ issue, P·V issue, Q·Kᵀ wait, softmax, copy V',
