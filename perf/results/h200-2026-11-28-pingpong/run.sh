@@ -17,4 +17,5 @@
 #   16:58 UTC  the committed perf/probes/wgmma_rate_probe.cu -> wgmma-rate.txt
 #              (nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/wgmma_rate_probe perf/probes/wgmma_rate_probe.cu)
 #   17:09 UTC  bash .device/ab.sh base lsnc pp ppnc (no-copies/*.patch) -> no-copies/ab-raw.txt
+#   17:33 UTC  bash .device/ab.sh base pp ppnl (no-copies/no-block-lookups.patch on pingpong) -> no-copies/ab-raw-lookups.txt
 # Then, here: python3 summarize.py > summary.txt

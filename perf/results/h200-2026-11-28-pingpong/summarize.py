@@ -16,9 +16,11 @@ def rounds(path):  # {(binary, round): {case: µs}} from ab.sh's "== NAME round 
     return runs
 
 # no-copies: lsnc = base without its K/V copies after the first tile, ppnc = pp without them
-# (values wrong, timing only), beside base and pp in one call.
-for folder in ('rings', 'pingpong', 'no-copies'):
-    runs = rounds(os.path.join(here, folder, 'ab-raw.txt'))
+# (values wrong, timing only), beside base and pp in one call; ab-raw-lookups.txt: ppnl = pp
+# copying without reading the block table (no-block-lookups.patch on pingpong.patch).
+for folder, raw in (('rings', 'ab-raw.txt'), ('pingpong', 'ab-raw.txt'), ('no-copies', 'ab-raw.txt'),
+                    ('no-copies', 'ab-raw-lookups.txt')):
+    runs = rounds(os.path.join(here, folder, raw))
     for new in dict.fromkeys(name for name, _ in runs if name != 'base'):
         print(f'== {folder}: {new} over base')
         for r in ('1', '2'):
