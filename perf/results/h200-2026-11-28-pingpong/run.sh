@@ -13,8 +13,9 @@
 #   16:30 UTC  .device/bin/nocopy/kattn_prefill_probe 3 1              -> clocks/rings-nocopy-clocks.txt
 #   16:39 UTC  bash .device/sass.sh; bash .device/ab.sh base pp        -> pingpong/ab-raw.txt
 #   16:49 UTC  .device/bin/ppclk/kattn_prefill_probe 3 1               -> clocks/pingpong-clocks.txt
-#   16:52, 16:55 UTC  ./.device/wgmma_rate_probe as its cases grew (random operands, then the steps);
-#   16:58 UTC  the committed perf/probes/wgmma_rate_probe.cu -> wgmma-rate.txt
+#   16:52, 16:55, 16:58 UTC  ./.device/wgmma_rate_probe as its cases grew (random operands, then the steps);
+#   17:45 UTC  the committed perf/probes/wgmma_rate_probe.cu (kattn's ex2.approx.ftz, every warpgroup timed,
+#              one block an SM by its shared memory) -> wgmma-rate.txt
 #              (nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/wgmma_rate_probe perf/probes/wgmma_rate_probe.cu)
 #   17:09 UTC  bash .device/ab.sh base lsnc pp ppnc (no-copies/*.patch) -> no-copies/ab-raw.txt
 #   17:33 UTC  bash .device/ab.sh base pp ppnl (no-copies/no-block-lookups.patch on pingpong) -> no-copies/ab-raw-lookups.txt

@@ -22,7 +22,7 @@ for folder, raw in (('rings', 'ab-raw.txt'), ('pingpong', 'ab-raw.txt'), ('no-co
                     ('no-copies', 'ab-raw-lookups.txt')):
     runs = rounds(os.path.join(here, folder, raw))
     for new in dict.fromkeys(name for name, _ in runs if name != 'base'):
-        print(f'== {folder}: {new} over base')
+        print(f'== {folder}/{raw}: {new} over base')
         for r in ('1', '2'):
             b, n = runs[('base', r)], runs[(new, r)]
             print(f'  round {r}:')
