@@ -27,32 +27,35 @@ __device__ std::uint64_t descriptor(unsigned address) {
 #define D4(d, j) "+f"(d[j][0]), "+f"(d[j][1]), "+f"(d[j][2]), "+f"(d[j][3])
 #define D32(d, j) \
   D4(d, j), D4(d, j + 1), D4(d, j + 2), D4(d, j + 3), D4(d, j + 4), D4(d, j + 5), D4(d, j + 6), D4(d, j + 7)
+#define D64_REGISTERS                                                                                          \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, " \
+  "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "  \
+  "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
 __device__ void product(float (&d)[16][4], std::uint64_t a, std::uint64_t b) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
-      "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-      "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "%64, %65, 1, 1, 1, 0, 0;\n"
-      : D32(d, 0), D32(d, 8)
-      : "l"(a), "l"(b));
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " D64_REGISTERS "%64, %65, 1, 1, 1, 0, 0;\n"
+               : D32(d, 0), D32(d, 8)
+               : "l"(a), "l"(b));
 }
 // The same with A from registers and B transposed (N-major), as kattn's P·V.
 __device__ void product_rs(float (&d)[16][4], const std::uint32_t (&a)[4], std::uint64_t b) {
-  asm volatile(
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, "
-      "%23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, "
-      "%44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-      "{%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
-      : D32(d, 0), D32(d, 8)
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " D64_REGISTERS
+               "{%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"
+               : D32(d, 0), D32(d, 8)
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b));
 }
 // 2^x by the special-function unit, as kattn's softmax takes it (one MUFU.EX2, subnormals flushed).
 __device__ float exp2_approx(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
+}
+// Fills the block's tiles: zeros, or two fp16 a word with exponents below 15 (|x| < 1).
+__device__ void fill_tiles(unsigned char* tiles, bool random) {
+  for (int i = threadIdx.x; i < kSharedBytes / 4; i += blockDim.x) {
+    const unsigned h = (unsigned(i) * 2654435761u) ^ (unsigned(i) >> 7) * 40503u;
+    reinterpret_cast<unsigned*>(tiles)[i] = random ? (h & 0xBBFFBBFFu) : 0u;
+  }
+  __syncthreads();
 }
 __device__ void fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
 __device__ void commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
@@ -73,11 +76,7 @@ __device__ void hold(float (&x)[Tiles][4]) {
 template <int Chains, bool Ahead, bool RegistersA = false, bool Beside = false, bool Random = false>
 __global__ void __launch_bounds__(RegistersA ? 256 : 384, 1) products(long long* cycles, float* sink) {
   extern __shared__ __align__(1024) unsigned char tiles[];
-  for (int i = threadIdx.x; i < kSharedBytes / 4; i += blockDim.x) {  // two fp16 a word, exponents below 15
-    const unsigned h = (unsigned(i) * 2654435761u) ^ (unsigned(i) >> 7) * 40503u;
-    reinterpret_cast<unsigned*>(tiles)[i] = Random ? (h & 0xBBFFBBFFu) : 0u;
-  }
-  __syncthreads();
+  fill_tiles(tiles, Random);
   const unsigned base = unsigned(__cvta_generic_to_shared(tiles));
   const std::uint64_t a = descriptor(base), b = descriptor(base + 16 * 1024), c = descriptor(base + 32 * 1024);
   float d[16][4] = {}, e[16][4] = {};
@@ -130,20 +129,27 @@ __global__ void __launch_bounds__(RegistersA ? 256 : 384, 1) products(long long*
   if (x != 0.0f) sink[threadIdx.x] = x;  // never (zeros), but the products stay live
 }
 
-template <int Chains, bool Ahead, bool RegistersA = false, bool Beside = false, bool Random = false>
-void run(int warpgroups, int sms, long long* cycles, float* sink) {
-  auto kernel = products<Chains, Ahead, RegistersA, Beside, Random>;
+// Launches the kernel on every SM twice (the first a warm-up) and gives the mean over the blocks
+// of the cycles each block wrote.
+template <class Kernel>
+double mean_cycles(Kernel kernel, int threads, int sms, long long* cycles, float* sink) {
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  kernel<<<sms, 128 * warpgroups, kSharedBytes>>>(cycles, sink);  // warm-up
-  kernel<<<sms, 128 * warpgroups, kSharedBytes>>>(cycles, sink);
+  kernel<<<sms, threads, kSharedBytes>>>(cycles, sink);
+  kernel<<<sms, threads, kSharedBytes>>>(cycles, sink);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
-  long long host[1024];
+  long long host[1024], total = 0;
   CHECK(cudaMemcpy(host, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-  long long total = 0;
   for (int s = 0; s < sms; ++s) total += host[s];
+  return double(total) / sms;
+}
+
+template <int Chains, bool Ahead, bool RegistersA = false, bool Beside = false, bool Random = false>
+void run(int warpgroups, int sms, long long* cycles, float* sink) {
+  const double block_cycles =
+      mean_cycles(products<Chains, Ahead, RegistersA, Beside, Random>, 128 * warpgroups, sms, cycles, sink);
   const int issuing = Beside ? 1 : warpgroups;
-  const double per_product = double(total) / sms / (double(kGroups) * 8 * Chains * issuing);
+  const double per_product = block_cycles / (double(kGroups) * 8 * Chains * issuing);
   std::printf("%s warpgroups %d chains %d%s %-13s%s %6.1f cycles a product (64 at the peak rate: %3.0f %%)\n",
               Random ? "random" : "zeros ", warpgroups, Chains, RegistersA ? " (P·V-like)" : "",
               Ahead ? "issued ahead" : "each waited", Beside ? ", the others exponentials" : "", per_product,
@@ -159,8 +165,7 @@ template <bool Turns, bool Products>
 __global__ void __launch_bounds__(256, 1) steps(long long* cycles, float* sink) {
   constexpr int kSteps = 256;
   extern __shared__ __align__(1024) unsigned char tiles[];
-  for (int i = threadIdx.x; i < kSharedBytes / 4; i += blockDim.x) reinterpret_cast<float*>(tiles)[i] = 0.0f;
-  __syncthreads();
+  fill_tiles(tiles, false);
   const unsigned base = unsigned(__cvta_generic_to_shared(tiles));
   const std::uint64_t a = descriptor(base), b = descriptor(base + 16 * 1024), c = descriptor(base + 32 * 1024);
   const int warpgroup = threadIdx.x / 128;
@@ -207,17 +212,9 @@ __global__ void __launch_bounds__(256, 1) steps(long long* cycles, float* sink) 
 
 template <bool Turns, bool Products>
 void run_steps(int sms, long long* cycles, float* sink) {
-  auto kernel = steps<Turns, Products>;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
-  kernel<<<sms, 256, kSharedBytes>>>(cycles, sink);
-  kernel<<<sms, 256, kSharedBytes>>>(cycles, sink);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  long long host[1024], total = 0;
-  CHECK(cudaMemcpy(host, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-  for (int i = 0; i < sms; ++i) total += host[i];
+  const long long step_cycles = (long long)mean_cycles(steps<Turns, Products>, 256, sms, cycles, sink);
   std::printf("two warpgroups' steps, %-9s %-16s %6lld cycles a step (their 32 products: 2048 at the peak rate)\n",
-              Turns ? "in turns" : "free", Products ? "with products" : "softmax alone", total / sms);
+              Turns ? "in turns" : "free", Products ? "with products" : "softmax alone", step_cycles);
 }
 
 int main() {
