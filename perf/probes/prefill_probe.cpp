@@ -7,8 +7,10 @@
 // (time_enqueued: kernel time from device events, the L2 flushed before each run), each planned
 // from the build's table and with teams of 4 and 8 warps. Values are not checked against the
 // oracle (the GPU tests and `kattn validate` judge the kernels); a case whose output holds a NaN or
-// an infinity is marked. Usage: kattn_prefill_probe [runs [warmup]] (default 40 and 10); a line a
-// case and team size, "case/tN team T mean M median D min L", N the team size asked (0: the table's).
+// an infinity is marked, and a checksum of the output (the mean of |x| and of x weighted by its
+// index mod 7) lets two binaries' A/B compare their values. Usage: kattn_prefill_probe [runs
+// [warmup]] (default 40 and 10); a line a case and team size, "case/tN team T mean M median D min L
+// sum A W", N the team size asked (0: the table's).
 #include "kattn/attention.hpp"
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/harness/device_problem.hpp"
@@ -33,7 +35,8 @@ std::vector<kattn::SequenceShape> repeat(int n, int seq_len, int query_len) {
   return std::vector<kattn::SequenceShape>(std::size_t(n), kattn::SequenceShape{seq_len, query_len});
 }
 
-// The prefill A/B scenario's shapes (perf/results/h100-2026-11-26-overlap/ab/prefill-ab-scenario.json).
+// The prefill A/B scenario's shapes (perf/results/h100-2026-11-26-overlap/ab/prefill-ab-scenario.json),
+// and lengths off the tiles (a chunk among them) whose last tiles are partial.
 std::vector<ProbeCase> probe_cases() {
   std::vector<kattn::SequenceShape> mixed = repeat(24, 4096, 1);
   for (const kattn::SequenceShape& chunk : repeat(8, 4096, 512)) mixed.push_back(chunk);
@@ -41,7 +44,8 @@ std::vector<ProbeCase> probe_cases() {
           {"prefill-b16-512", repeat(16, 512, 512)},
           {"mixed-24x4k-8x512", mixed},
           {"d0-b4-4k", repeat(4, 4096, 4096)},
-          {"d0-b16-256", repeat(16, 256, 256)}};
+          {"d0-b16-256", repeat(16, 256, 256)},
+          {"odd-lengths", {{1000, 1000}, {777, 777}, {1500, 300}}}};
 }
 
 }  // namespace
@@ -67,10 +71,18 @@ int main(int argc, char** argv) {
       const kattn::cli::Timing t = kattn::cli::time_enqueued(kattn::ExecutionSpace(), warmup, runs, [&] {
                                      kattn::run(plan, problem.inputs, problem.out);
                                    }).kernel;
-      std::size_t not_finite = 0;
-      for (float x : kattn::download_out(problem.out)) not_finite += !std::isfinite(x);
-      std::printf("%s/t%d team %d mean %.1f median %.1f min %.1f%s\n", c.name.c_str(), team_size,
-                  plan.call().main.team_size, t.mean_us, t.median_us, t.min_us, not_finite ? " NOT FINITE" : "");
+      std::size_t not_finite = 0, i = 0;
+      double absolute = 0, weighted = 0;
+      const std::vector<float> out = kattn::download_out(problem.out);
+      for (float x : out) {
+        not_finite += !std::isfinite(x);
+        absolute += std::fabs(x);
+        weighted += double(x) * double(i++ % 7);
+      }
+      const double n = out.empty() ? 1.0 : double(out.size());
+      std::printf("%s/t%d team %d mean %.1f median %.1f min %.1f sum %.6e %.6e%s\n", c.name.c_str(), team_size,
+                  plan.call().main.team_size, t.mean_us, t.median_us, t.min_us, absolute / n, weighted / n,
+                  not_finite ? " NOT FINITE" : "");
       std::fflush(stdout);
     }
   }

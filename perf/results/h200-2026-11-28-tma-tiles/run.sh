@@ -1,0 +1,20 @@
+#!/bin/bash
+# How the results here were made (2026-11-28, late evening, NVIDIA H200; the H100 was not lent).
+# Builds, on the 2-core VM (nvcc 13.0, Kokkos 4.6.01 at /opt/kokkos-cuda), one worktree a form:
+#   base2  = 53703b4 with this stop's perf/probes/prefill_probe.cpp (checksums, odd-lengths)
+#   tmaa   = base2 + tma-lockstep.patch (whole K/V tiles by TMA boxes of 16 slots in the lockstep
+#            kernels, each warp's lane 0 its blocks' boxes right after the team barrier)
+#   pptma  = tmaa + tma-pingpong.patch (two warpgroups: rings and turns, the boxes on full/empty
+#            mbarriers), built with -DKATTN_TMA_AFTER_ISSUE (one warpgroup: the boxes after Q·Kᵀ's issue)
+#   KATTN_KOKKOS_CUDA_ROOT=/opt/kokkos-cuda cmake --preset h100 -B build/<form> [-DCMAKE_CXX_FLAGS=...]
+#   cmake --build build/<form> -j2 --target kattn_prefill_probe
+#   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/tile_copy_probe perf/probes/tile_copy_probe.cu
+# Binaries in .device/bin/<form>/ (libcudart.so.13 in .device/lib), carried to each call.
+# Calls (device tool, kind nvidia-h200), with ab.sh of ../h200-2026-11-28-pingpong:
+#   20:20 UTC  bash .device/ab.sh base2 tmaa                     -> ab-raw-lockstep.txt, device.txt
+#   20:28 UTC  ./.device/tile_copy_probe (first form); ncu of the first QBlockMma launch of each binary:
+#              ncu -k regex:QBlockMma --kernel-name-base demangled --launch-count 1 --section SpeedOfLight
+#                --section MemoryWorkloadAnalysis --section WarpStateStats --section LaunchStats
+#                --section Occupancy .device/bin/<form>/kattn_prefill_probe 1 0   -> ncu-base2.txt, ncu-tmaa.txt
+#   20:33 UTC  bash .device/ab.sh base2 pptma                    -> ab-raw-pingpong.txt
+#   20:48 UTC  ./.device/tile_copy_probe (the committed form)   -> tile-copy.txt
