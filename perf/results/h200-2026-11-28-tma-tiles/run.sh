@@ -10,7 +10,7 @@
 #   cmake --build build/<form> -j2 --target kattn_prefill_probe
 #   nvcc -O3 -gencode arch=compute_90a,code=sm_90a -o .device/tile_copy_probe perf/probes/tile_copy_probe.cu
 # Binaries in .device/bin/<form>/ (libcudart.so.13 in .device/lib), carried to each call.
-# Calls (device tool, kind nvidia-h200), with ab.sh of ../h200-2026-11-28-pingpong:
+# Calls (device tool, kind nvidia-h200; times approximate), with ab.sh of ../h200-2026-11-28-pingpong:
 #   20:20 UTC  bash .device/ab.sh base2 tmaa                     -> ab-raw-lockstep.txt, device.txt
 #   20:28 UTC  ./.device/tile_copy_probe (first form); ncu of the first QBlockMma launch of each binary:
 #              ncu -k regex:QBlockMma --kernel-name-base demangled --launch-count 1 --section SpeedOfLight
