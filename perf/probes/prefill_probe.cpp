@@ -9,8 +9,9 @@
 // oracle (the GPU tests and `kattn validate` judge the kernels); a case whose output holds a NaN or
 // an infinity is marked, and a checksum of the output (the mean of |x| and of x weighted by its
 // index mod 7) lets two binaries' A/B compare their values. Usage: kattn_prefill_probe [runs
-// [warmup]] (default 40 and 10); a line a case and team size, "case/tN team T mean M median D min L
-// sum A W", N the team size asked (0: the table's).
+// [warmup]] (default 40 and 10), the cache's block size from KATTN_PROBE_BLOCK_SIZE (default 16);
+// a line a case and team size, "case/tN team T mean M median D min L sum A W", N the team size
+// asked (0: the table's).
 #include "kattn/attention.hpp"
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/harness/device_problem.hpp"
@@ -53,10 +54,13 @@ std::vector<ProbeCase> probe_cases() {
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   const int runs = argc > 1 ? std::atoi(argv[1]) : 40, warmup = argc > 2 ? std::atoi(argv[2]) : 10;
+  const char* block_size_env = std::getenv("KATTN_PROBE_BLOCK_SIZE");
+  const int block_size = block_size_env ? std::atoi(block_size_env) : 16;
   using kattn::fp16_t;
   for (const ProbeCase& c : probe_cases()) {
     kattn::BatchSpec spec;
     spec.model = kattn::model_by_name("llama-3-8b");
+    spec.block_size = block_size;
     spec.sequences = c.sequences;
     spec.with_values = false;
     const kattn::HostProblem layout = kattn::generate_batch(spec);
