@@ -28,4 +28,8 @@
 #   call 6  bash .device/ab.sh base2 prodtma prodcp             -> ab-raw-producer.txt
 #   call 7  KATTN_PROBE_BLOCK_SIZE=64, then 128: bash .device/ab.sh base2 tmaa (the probe's block
 #              size from the environment, both rebuilt)     -> ab-raw-block64.txt, ab-raw-block128.txt
+#   call 8  the same with ship (53703b4's tree + tma-ship.patch: the boxes in the two-warpgroup
+#              kernel only, and only where the launch gives maps, at blocks of >= 64 slots; its
+#              tests and docs; built for the h100 preset) against base2 at blocks 16, 64, 128
+#              (.device/blocks3.sh)                   -> ab-raw-ship-block16.txt, -block64.txt, -block128.txt
 # Then, here: python3 summarize.py > summary.txt
