@@ -31,5 +31,5 @@
 #   call 8  the same with ship (53703b4's tree + tma-ship.patch: the boxes in the two-warpgroup
 #              kernel only, and only where the launch gives maps, at blocks of >= 64 slots; its
 #              tests and docs; built for the h100 preset) against base2 at blocks 16, 64, 128
-#              (.device/blocks3.sh)                   -> ab-raw-ship-block16.txt, -block64.txt, -block128.txt
+#              (blocks3.sh here, run from .device/)                   -> ab-raw-ship-block16.txt, -block64.txt, -block128.txt
 # Then, here: python3 summarize.py > summary.txt
