@@ -32,4 +32,6 @@
 #              kernel only, and only where the launch gives maps, at blocks of >= 64 slots; its
 #              tests and docs; built for the h100 preset) against base2 at blocks 16, 64, 128
 #              (blocks3.sh here, run from .device/)                   -> ab-raw-ship-block16.txt, -block64.txt, -block128.txt
+#   call 9  ncu-ship.sh here (run from .device/): Nsight Compute of b1 8192's first Q-block launch at
+#              block 16, base2 and ship                   -> ncu-ship-base2.txt, ncu-ship-ship.txt
 # Then, here: python3 summarize.py > summary.txt
