@@ -35,3 +35,5 @@
 #   call 9  ncu-ship.sh here (run from .device/): Nsight Compute of b1 8192's first Q-block launch at
 #              block 16, base2 and ship                   -> ncu-ship-base2.txt, ncu-ship-ship.txt
 # Then, here: python3 summarize.py > summary.txt
+# Not measured: tma-own-kernel.patch (against c7f7cda) = tma-ship.patch with the boxes in a kernel instantiation of
+# their own (QBlockMmaKernel's BulkTiles), so that the block-16 kernel compiles to base's PTX; built, not yet timed.
