@@ -138,6 +138,26 @@ TEST_P(KernelEdgeCases, TeamsOfEightWarps) {
   }
 }
 
+// Teams of 8 warps over caches of 64 and 128 slots a block: on sm_90a the two warpgroups' whole
+// tiles come by the tensor memory accelerator (team_bulk_copy.hpp) and each sequence's last,
+// partial tile by rows, stage after stage of one team's barriers (a 700-token prefill: 5 whole
+// tiles, then 60 keys); elsewhere whatever the plan fits.
+TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
+  for (const int block_size : {64, 128})
+    for (const Variant variant : {Variant::qblock, Variant::segmented}) {
+      BatchSpec spec;
+      spec.model = model_by_name("llama-3-8b");
+      spec.dtype = DType::fp16;
+      spec.block_size = block_size;
+      spec.sequences = {{300, 101}, {129, 1}, {700, 700}, {67, 35}};
+      spec.seed = 33;
+      AttentionOptions options = forced(variant, 0, 2);
+      options.team_size = 8;
+      SCOPED_TRACE(::testing::Message() << "block " << block_size << " " << to_string(variant));
+      expect_matches_oracle(generate_batch(spec), options);
+    }
+}
+
 // Teams of 8 warps on K/V rows that the warpgroups' tile copy does not take (a head stride of 129
 // elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks.
 TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {

@@ -4,14 +4,17 @@
 // handshake (team_arrive_last), the key-row tensor-core products and the merge of a team's warp
 // states (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
 // (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
-// sm_90a builds only), Kokkos Kernels' team products of the portable kernel (team_gemm.hpp, host
-// backends) and the block/slot division (FastDivisor, host).
+// sm_90a builds only) and its bulk tile copies (team_bulk_copy.hpp, the same), Kokkos Kernels' team
+// products of the portable kernel (team_gemm.hpp, host backends) and the block/slot division
+// (FastDivisor, host).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/core/storage_types.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
+#include "kattn/detail/launch/cache_tile_maps.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
 #include "kattn/detail/tiles/team_arrival.hpp"
+#include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_gemm.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/vector_lanes.hpp"
@@ -28,6 +31,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -735,6 +739,104 @@ TEST(WarpgroupRows, OverlappedProductsOverWideTilesMatchTheHost) {
   if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the warpgroup products need an sm_90a build";
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<fp16_t, 2 * kFragmentTileKeys>>(4e-3);
   expect_row_products_match_the_host<WarpgroupOverlappedProducts<bf16_t, 2 * kFragmentTileKeys>>(3e-2);
+}
+
+// The bulk tile copies as the two-warpgroup prefill kernel runs them: the maps published by one
+// kernel, then a team of 8 warps copies a sequence's whole 128-key K and V tiles stage after stage
+// through the same two barriers (their phases turning), each tile read back through the products'
+// layout.
+struct PublishTileMaps {
+  CacheTileMaps maps;
+  CacheTileMaps* to;
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+    publish_cache_tile_maps(team, maps, to);
+  }
+};
+
+struct BulkTileCopies {
+  static constexpr int kRows = 2 * kFragmentTileKeys;
+  using Copy = TeamBulkTileCopy<kRows>;
+  static constexpr std::size_t kScratchBytes = 2 * Copy::kTileBytes + 16 + kWarpgroupTileAlign;
+  Kokkos::View<CacheTileMaps*, test::Memory> maps;
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> block_ids;
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> k_out, v_out;  // [stage][key][head element]
+  FastDivisor block_size;
+  int box_rows, stages;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+#if defined(__CUDA_ARCH__)
+    auto* k_tile =
+        static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(2 * Copy::kTileBytes + 16, kWarpgroupTileAlign));
+    const fp16_t* v_tile = k_tile + Copy::kTileBytes / 2;
+    const unsigned k_to = unsigned(__cvta_generic_to_shared(k_tile)), v_to = k_to + Copy::kTileBytes;
+    const TileBarriers barriers{v_to + Copy::kTileBytes};
+    const int warp = team.team_rank(), lane = warp_lane();
+    barriers.init(maps.data(), warp, lane);
+    team.team_barrier();
+    const Copy copy{maps.data(), box_rows, kKvHead};
+    for (int stage = 0; stage < stages; ++stage) {
+      copy.copy_pair(k_to, v_to, barriers, stage, block_ids.data(), block_size, stage * kRows, warp, team.team_size(),
+                     lane);
+      barriers.wait(stage);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * kWarpgroupHead), [&](int i) {
+        const int key = i / kWarpgroupHead, d = i % kWarpgroupHead, at = warpgroup_tile_offset<kRows>(key, d) / 2;
+        k_out(stage, key, d) = to_float(k_tile[at]);
+        v_out(stage, key, d) = to_float(v_tile[at]);
+      });
+      team.team_barrier();  // every thread has read the tiles before the next stage's copies
+    }
+#else
+    (void)team;
+#endif
+  }
+};
+
+TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the bulk copies need an sm_90a build";
+  constexpr int kRows = BulkTileCopies::kRows;
+  for (const int block : {32, 64, 128}) {  // 7 blocks: 1, 3 and 4 whole tiles
+    const PagedCache<fp16_t> paged(kWarpgroupHead, block);
+    Geometry g;
+    g.num_kv_heads = kKvHeads, g.head_size = kWarpgroupHead, g.num_blocks = kNumBlocks, g.block_size = block;
+    const std::optional<CacheTileMaps> maps =
+        encode_cache_tile_maps<test::Space>(paged.accessor(), paged.shifted_values(), g, kRows);
+    ASSERT_TRUE(maps) << "block size " << block;
+    const int stages = std::min(4, kNumBlocks * block / kRows);
+    using Rows = decltype(BulkTileCopies::k_out);
+    const BulkTileCopies copies{decltype(BulkTileCopies::maps)("maps", 1),
+                                paged.block_ids,
+                                Rows("k", stages, kRows, kWarpgroupHead),
+                                Rows("v", stages, kRows, kWarpgroupHead),
+                                FastDivisor(block),
+                                cache_tile_box_rows(block, kRows),
+                                stages};
+    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps{*maps, copies.maps.data()});
+    test::Policy policy(1, 2 * kWarpgroupWarps, 32);
+    ASSERT_LE(BulkTileCopies::kScratchBytes, team_scratch_limit<test::Space>());  // past Kokkos 4.6's 48 KB
+    policy.set_scratch_size(0, Kokkos::PerTeam(BulkTileCopies::kScratchBytes));
+    allow_team_scratch(policy, copies);
+    Kokkos::parallel_for(policy, copies);
+    const auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.k_out);
+    const auto v = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.v_out);
+    for (int stage = 0; stage < stages; ++stage)
+      for (int j = 0; j < kRows; ++j)
+        for (int d = 0; d < kWarpgroupHead; ++d) {
+          const int key = stage * kRows + j;
+          ASSERT_EQ(k(stage, j, d), paged.key_value(key, d)) << "block " << block << " key " << key << " d " << d;
+          ASSERT_EQ(v(stage, j, d), paged.key_value(key, d) - 4.0f) << "block " << block << " key " << key;
+        }
+  }
+}
+
+// The bulk copies' box rows: a box a block where blocks divide the tile (in whole 8-row swizzle
+// atoms), a box a tile where blocks are multiples of it, none otherwise, nor without a tile (a plan
+// of no warpgroups asks with 0 keys).
+TEST(CacheTileBoxRows, BoxesNeverStraddleBlocks) {
+  for (const int block : {8, 16, 32, 64, 128}) EXPECT_EQ(cache_tile_box_rows(block, 128), block);
+  EXPECT_EQ(cache_tile_box_rows(128, 64), 64);
+  EXPECT_EQ(cache_tile_box_rows(256, 128), 128);
+  for (const int block : {0, 1, 4, 5, 24, 96, 200, 544}) EXPECT_EQ(cache_tile_box_rows(block, 128), 0) << block;
+  for (const int block : {1, 16, 64}) EXPECT_EQ(cache_tile_box_rows(block, 0), 0) << block;
 }
 
 TEST(FastDivisor, MatchesIntegerDivision) {

@@ -22,6 +22,7 @@
 #include "kattn/detail/kernels/qblock_item.hpp"
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
@@ -35,7 +36,7 @@ namespace kattn {
 // Warpgroups: the team's warpgroups (deep only), each 64 rows; tiles take 64 keys a warpgroup.
 // Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
 template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false,
-          int Warpgroups = 1, class Features = AllScores>
+          int Warpgroups = 1, class Features = AllScores, bool BulkTiles = false>
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
@@ -60,34 +61,61 @@ struct QBlockMmaKernel {
   bool rows_out;               // 16-bit output whose rows allow 16-byte stores: written through scratch
   ScoreRules<Features> rules;  // args.rules as compiled in: a kernel parameter, not a copy in registers
 
+  const CacheTileMaps* tile_maps = nullptr;  // kBulkTiles: the cache's maps for the bulk copies; null: rows
+  int box_rows = 0;                          // with tile_maps: cache_tile_box_rows of the cache
+  // Whole tiles by the tensor memory accelerator: the two-warpgroup kernel's, where the launch
+  // gives it maps (bulk_tile_copies_pay: blocks of at least kBulkCopyMinBoxRows slots).
+  static constexpr bool kBulkTiles = BulkTiles;
+  static_assert(!BulkTiles || (DeepTiles && Warpgroups == 2), "the bulk copies are the two-warpgroup kernel's");
+  using BulkCopy = TeamBulkTileCopy<kTileKeys>;
+  static constexpr std::size_t kBarrierBytes = kBulkTiles ? 16 : 0;  // TileBarriers, past the buffers
+
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
   static std::size_t scratch_bytes(int head_size) {
-    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups);
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups) + kBarrierBytes;
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
-    auto* tiles =
-        static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()), kTileAlign));
+    auto* tiles = static_cast<Cache*>(
+        team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()) + kBarrierBytes, kTileAlign));
     const int items = qblock_num_items(args, q_blocks, num_segments);
+    int stages = 0;  // kBulkTiles: the tiles this team has staged (tile_barriers' stages)
+    if constexpr (kBulkTiles) {
+      if (tile_maps && team.league_rank() < items) {
+        tile_barriers(tiles).init(tile_maps, team.team_rank(), warp_lane());
+        team.team_barrier();
+      }
+    }
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
-      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank());
+      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages);
       return;
     }
     for (int item = team.league_rank(); item < items; item += team.league_size()) {
-      process(team, tiles, items - 1 - item);
+      process(team, tiles, items - 1 - item, stages);
       team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
     }
   }
 
+  // kBulkTiles: the stages' barriers, past the buffers.
+  KOKKOS_INLINE_FUNCTION static TileBarriers tile_barriers(Cache* tiles) {
+#if defined(__CUDA_ARCH__)
+    constexpr int tile_elements = kTileKeys * fragment_tile_stride(kMaxHead);
+    return {unsigned(__cvta_generic_to_shared(tiles + kRegisterRowDeepBuffers * tile_elements))};
+#else
+    (void)tiles;
+    return {0};
+#endif
+  }
+
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
-  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item) const {
+  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item, int& stages) const {
     const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
@@ -127,15 +155,28 @@ struct QBlockMmaKernel {
       team_stage_rows(team, values ? args.v : args.k, at, first, count, kTileKeys, head_size, stride, aligned, to);
       team_stage_commit();
     };
-    // K(tile) and V(tile) into their buffers (deep: tile_copy always applies).
+    // K(tile) and V(tile) into their buffers (deep: tile_copy applies; kBulkTiles: on stage
+    // stages + tile - tile_begin, whole tiles by the bulk copies where the kernel has maps, the
+    // others, a sequence's last partial one among them, by rows).
+    [[maybe_unused]] const TileBarriers barriers = tile_barriers(tiles);
+    [[maybe_unused]] const auto stage_of = [&](int tile) { return stages + tile - it.tile_begin; };
     const auto stage_pair = [&](int tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (DeepTiles) {
         const int first = it.first_key + tile * kTileKeys;
         const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
-        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps * Warpgroups>(
-            unsigned(__cvta_generic_to_shared(k_buffer(tile))), unsigned(__cvta_generic_to_shared(v_buffer(tile))),
-            block_row, block_size, first, count);
+        const unsigned k_to = unsigned(__cvta_generic_to_shared(k_buffer(tile)));
+        const unsigned v_to = unsigned(__cvta_generic_to_shared(v_buffer(tile)));
+        if constexpr (kBulkTiles) {
+          if (tile_maps && count == kTileKeys && first % box_rows == 0)
+            return BulkCopy{tile_maps, box_rows, rows.kv_head}.copy_pair(
+                k_to, v_to, barriers, stage_of(tile), block_row, block_size, first, warp, team.team_size(), lane);
+        }
+        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps * Warpgroups>(k_to, v_to, block_row, block_size, first,
+                                                                             count);
+        if constexpr (kBulkTiles) {
+          if (tile_maps) barriers.arrive(stage_of(tile), warp, lane);
+        }
         return team_stage_commit();
       }
 #endif
@@ -242,6 +283,9 @@ struct QBlockMmaKernel {
       // 0), so that issues and waits sit outside branches.
       const auto next_tile = [&](int tile) {
         copies_done();
+        if constexpr (kBulkTiles) {
+          if (tile_maps) barriers.wait(stage_of(tile));
+        }
         team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
         if (tile + 1 < it.tile_end) stage_pair(tile + 1);
       };
@@ -300,6 +344,7 @@ struct QBlockMmaKernel {
         warpgroup_wait<0>(f.o);
       }
       team_stage_wait(0);  // the Q rows' copies, where the item had no tile
+      if constexpr (kBulkTiles) stages += it.tile_end - it.tile_begin;
       // A warp's wait covers its own share of a product, not the other warps': every warp's last
       // Q·Kᵀ has read K buffer 0 before store() writes the output rows through it.
       team.team_barrier();

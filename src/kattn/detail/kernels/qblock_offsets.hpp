@@ -9,6 +9,7 @@
 
 #include "kattn/batch/batch_metadata.hpp"
 #include "kattn/detail/kernels/kernel_args.hpp"
+#include "kattn/detail/tiles/team_bulk_copy.hpp"
 
 namespace kattn {
 
@@ -44,6 +45,10 @@ struct QBlockOffsetsKernel {
   int block_q;
   int first_seq, end_seq;
   bool staged;  // the sequences' offsets, query starts and lengths are copied to team scratch (stages())
+  // Where the Q-block kernel copies its tiles by the tensor memory accelerator: the cache's tensor
+  // maps (encoded on the host), written where that kernel reads them; null: none.
+  CacheTileMaps tile_maps{};
+  CacheTileMaps* tile_maps_to = nullptr;
 
   // The per-sequence arrays the entries are filled from, in team scratch: each Q block's search for
   // its sequence and its reads of the lengths then take no global round trip (searching global
@@ -95,6 +100,7 @@ struct QBlockOffsetsKernel {
       fill(offsets, starts, lens);
     else
       fill(cu_q_blocks, cu_seqlens_q, seq_lens);
+    if (tile_maps_to) publish_cache_tile_maps(team, tile_maps, tile_maps_to);
   }
 };
 

@@ -11,6 +11,7 @@
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/kernels/split_kv_kernel.hpp"
 #include "kattn/detail/kernels/split_kv_mma_kernel.hpp"
+#include "kattn/detail/launch/cache_tile_maps.hpp"
 #include "kattn/detail/launch/launch_target.hpp"
 #include "kattn/tuning/launch_plan.hpp"
 #include "kattn/workspace.hpp"
@@ -39,6 +40,7 @@ struct PartLaunch {
   int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
   std::size_t cu_q_blocks_at = 0, q_block_entries_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
+  std::size_t tile_maps_at = 0;  // warpgroup Q blocks: the cache's tensor maps (team_bulk_copy.hpp)
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
@@ -53,6 +55,7 @@ struct PartLaunch {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
       q_block_entries_at = layout.reserve(std::size_t(max_q_blocks), sizeof(QBlockEntry));
+      if (plan.warpgroup_products) tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
     }
     // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
     const std::size_t rows =
@@ -194,12 +197,30 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
   q_blocks.entries =
       decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
+  using Cache = typename Args::cache_type;
+  // Double-buffered warpgroup tiles where the plan asks and the backend's team scratch takes them (on
+  // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
+  // warpgroup or, where the plan took two (team_size), of two; two warpgroups' whole tiles by the
+  // tensor memory accelerator where the cache's blocks make boxes of kBulkCopyMinBoxRows slots or
+  // more (team_bulk_copy.hpp), from maps the offsets kernel writes.
+  const int team_warpgroups = plan.warpgroups();
+  const bool deep_tiles = plan.register_rows && plan.warpgroup_products && plan.deep_tiles &&
+                          register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
+                                                      team_warpgroups) <= team_scratch_limit<Space>();
+  const bool two_warpgroup_tiles = deep_tiles && team_warpgroups == 2;
+  const int box_rows = two_warpgroup_tiles ? cache_tile_box_rows(g.block_size, 2 * kFragmentTileKeys) : 0;
+  const std::optional<CacheTileMaps> tile_maps =
+      two_warpgroup_tiles && box_rows >= kBulkCopyMinBoxRows
+          ? encode_cache_tile_maps<Space>(args.k, args.v, g, 2 * kFragmentTileKeys)
+          : std::optional<CacheTileMaps>{};
+  CacheTileMaps* const tile_maps_at = tile_maps ? reinterpret_cast<CacheTileMaps*>(base + part.tile_maps_at) : nullptr;
   using Offsets = QBlockOffsetsKernel<Space>;
   const bool staged = Offsets::stages(g.num_seqs);
   LaunchPolicy<Launches> offsets_policy(launches.space, 1, host_backend<Space>() ? 1 : 256);
   offsets_policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(g.num_seqs) : 0));
   launches("kattn::q_block_offsets", offsets_policy,
-           Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged});
+           Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged,
+                   tile_maps.value_or(CacheTileMaps{}), tile_maps_at});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -212,7 +233,6 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
   };
-  using Cache = typename Args::cache_type;
   bool launched = false;
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available<Space>()) {
     if (plan.register_rows) {
@@ -221,47 +241,45 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       // Llama-class head 128 at compile time, with the call's score features, others as they come;
       // the warpgroup products where the plan chose them and their tile copy takes the cache (else
       // the warps' products), in teams of the plan's warpgroups.
-      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto warpgroups, auto features) {
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto warpgroups, auto features,
+                                  auto bulk) {
         using Kernel = QBlockMmaKernel<Space, Args, Segmented, decltype(head_size)::value, decltype(warpgroup)::value,
-                                       decltype(deep)::value, decltype(warpgroups)::value, decltype(features)>;
+                                       decltype(deep)::value, decltype(warpgroups)::value, decltype(features),
+                                       decltype(bulk)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, q_blocks, partials, plan.num_segments, static_grid, FastDivisor(g.block_size), aligned,
-                      tile_copy, rows_out, args.rules.template compiled_for<decltype(features)>()},
+                      tile_copy, rows_out, args.rules.template compiled_for<decltype(features)>(),
+                      decltype(bulk)::value ? tile_maps_at : nullptr, box_rows},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
       using One = std::integral_constant<int, 1>;
       using Two = std::integral_constant<int, 2>;
-      const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups) {
-        return with_score_features(
-            args.rules, [&](auto features) { return launch_mma(Head128{}, warpgroup, deep, warpgroups, features); });
+      const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups, auto bulk) {
+        return with_score_features(args.rules, [&](auto features) {
+          return launch_mma(Head128{}, warpgroup, deep, warpgroups, features, bulk);
+        });
       };
       if constexpr (warpgroup_mma_available<Space>()) {
-        // Double-buffered tiles where the plan asks and the backend's team scratch takes them (on
-        // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
-        // warpgroup or, where the plan took two (team_size), of two.
-        const int warpgroups = plan.warpgroups();
-        const bool deep =
-            plan.deep_tiles && register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
-                                                           warpgroups) <= team_scratch_limit<Space>();
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead) {
-          if (deep && warpgroups == 2)
-            launched = launch_head128(std::true_type{}, std::true_type{}, Two{});
-          else if (warpgroups == 1)
-            launched = deep ? launch_head128(std::true_type{}, std::true_type{}, One{})
-                            : launch_head128(std::true_type{}, std::false_type{}, One{});
+          if (deep_tiles && team_warpgroups == 2)
+            launched = tile_maps ? launch_head128(std::true_type{}, std::true_type{}, Two{}, std::true_type{})
+                                 : launch_head128(std::true_type{}, std::true_type{}, Two{}, std::false_type{});
+          else if (team_warpgroups == 1)
+            launched = deep_tiles ? launch_head128(std::true_type{}, std::true_type{}, One{}, std::false_type{})
+                                  : launch_head128(std::true_type{}, std::false_type{}, One{}, std::false_type{});
         }
       }
       // The warps' products take teams of at most kFragmentMaxWarps (their Q rows load through a tile).
       const bool warps_fit = plan.team_size <= kFragmentMaxWarps;
       if (!launched && warps_fit && g.head_size == 128)
-        launched = launch_head128(std::false_type{}, std::false_type{}, One{});
+        launched = launch_head128(std::false_type{}, std::false_type{}, One{}, std::false_type{});
       if (!launched && warps_fit)
-        launched =
-            launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, One{}, AllScores{});
+        launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, One{},
+                              AllScores{}, std::false_type{});
     }
   }
   if (!launched) {

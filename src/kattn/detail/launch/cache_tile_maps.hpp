@@ -1,0 +1,92 @@
+// The host side of the bulk tile copies (tiles/team_bulk_copy.hpp): the tensor maps of a call's K
+// and V caches, encoded by the CUDA driver (cuTensorMapEncodeTiled, reached through the runtime's
+// entry-point query, so that kattn links no driver library of its own).
+#pragma once
+
+#include "kattn/core/arch.hpp"
+#include "kattn/detail/shapes/tile_shapes.hpp"
+#include "kattn/detail/tiles/paged_kv.hpp"
+#include "kattn/detail/tiles/team_bulk_copy.hpp"
+#include "kattn/problem/geometry.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <optional>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace kattn {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+namespace tile_maps_detail {
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                 CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+// The driver's encoder, looked up once; null where the driver lacks it.
+inline EncodeTiled encoder() {
+  static const EncodeTiled encode = [] {
+    void* function = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+      return EncodeTiled(nullptr);
+    return reinterpret_cast<EncodeTiled>(function);
+  }();
+  return encode;
+}
+
+// One cache's map: [num_blocks][block_size][num_kv_heads][head_size] of 2-byte elements, boxes of
+// box_rows slots × 1 head × 64 elements in the 128-byte swizzle.
+template <class Storage>
+bool encode(const PagedKvAccessor<Storage>& cache, const Geometry& g, int box_rows, std::uint64_t (&map)[16]) {
+  static_assert(sizeof(CUtensorMap) == sizeof(map), "a tensor map is 128 bytes");
+  const cuuint64_t dims[4] = {cuuint64_t(g.head_size), cuuint64_t(g.num_kv_heads), cuuint64_t(g.block_size),
+                              cuuint64_t(g.num_blocks)};
+  const cuuint64_t strides[3] = {cuuint64_t(cache.stride_head) * sizeof(Storage),
+                                 cuuint64_t(cache.stride_slot) * sizeof(Storage),
+                                 cuuint64_t(cache.stride_block) * sizeof(Storage)};
+  const cuuint32_t box[4] = {64, 1, cuuint32_t(box_rows), 1};
+  const cuuint32_t steps[4] = {1, 1, 1, 1};
+  for (const cuuint64_t stride : strides)
+    if (stride % 16 != 0 || stride >= (cuuint64_t(1) << 40)) return false;
+  if (reinterpret_cast<std::uintptr_t>(cache.data) % 16 != 0) return false;
+  CUtensorMap encoded;
+  if (encoder()(&encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<Storage*>(cache.data), dims, strides, box,
+                steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  std::memcpy(map, &encoded, sizeof(map));
+  return true;
+}
+
+}  // namespace tile_maps_detail
+#endif
+
+// The maps of the K and V caches for the bulk copies of tiles of `tile_keys` keys, or nothing where
+// they do not apply here (no TMA in this build, a head other than the products', a block size
+// without box rows, strides the copy engine cannot take, or a driver without the encoder): the
+// kernel then copies by rows.
+template <class Space, class Storage>
+std::optional<CacheTileMaps> encode_cache_tile_maps(const PagedKvAccessor<Storage>& k,
+                                                    const PagedKvAccessor<Storage>& v, const Geometry& g,
+                                                    int tile_keys) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (warpgroup_mma_available<Space>() && sizeof(Storage) == 2) {
+    const int box_rows = cache_tile_box_rows(g.block_size, tile_keys);
+    CacheTileMaps maps{};
+    if (g.head_size == kWarpgroupHead && box_rows > 0 && g.num_blocks > 0 && tile_maps_detail::encoder() &&
+        tile_maps_detail::encode(k, g, box_rows, maps.k) && tile_maps_detail::encode(v, g, box_rows, maps.v))
+      return maps;
+  }
+#endif
+  (void)k, (void)v, (void)g, (void)tile_keys;
+  return std::nullopt;
+}
+
+}  // namespace kattn

@@ -1,0 +1,174 @@
+// Team-scope copies of whole K and V tiles from the paged cache by Hopper's tensor memory
+// accelerator (TMA: cp.async.bulk.tensor), for the warpgroup products' double-buffered prefill:
+// one instruction moves a box of a cache block's slots × 64 head elements into scratch, laid out
+// by the copy engine in the 128-byte swizzle the products read (warpgroup_tile_offset), and counts
+// its bytes on a shared-memory barrier. A tile of K and V then costs a warp's lane 0 one block-id
+// load and 4 instructions a block, where TeamTileCopy::copy_swizzled_pair costs every thread a
+// lookup, an address and 4 cp.async a row.
+//
+// The cache is described by two tensor maps (K and V, `CacheTileMaps`): 4-D [num_blocks][block
+// size][num_kv_heads][head_size] with the cache's strides, boxes of `box_rows` slots × 1 head × 64
+// elements. The host encodes them (launch/cache_tile_maps.hpp), the Q-block offsets kernel writes
+// them into the workspace (publish_cache_tile_maps), and the copies read them there.
+//
+// Contract: a team of warps (vector length 32; warp w = team rank). TileBarriers::init is called
+// by every thread once, before a team barrier and before any copy. Tiles go through stages 0, 1,
+// 2, ... in order; for stage s every thread calls copy_pair (or arrive, where the tile is copied
+// some other way), then TileBarriers::wait(s) before reading the tile. Stage s shares its barrier
+// with s + 2: stage s + 2 is issued after every thread's wait(s), with a team barrier between
+// them. A box starts at a multiple of box_rows keys and every key of a copied tile exists (the
+// last, partial tile of a sequence is copied by rows: slots past its length may hold anything).
+// Needs sm_90; elsewhere the bodies are empty.
+#pragma once
+
+#include "kattn/detail/tiles/fast_divisor.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace kattn {
+
+// The least box rows at which the bulk copies pay (H200, 2026-11-28, docs/performance.md): a box of
+// 16 slots holds the warp that issues it as long as cp.async rows do (1100-1300 cycles a 64 KB
+// step) and lands later beside the products (the two-warpgroup kernel 1.13x slower at blocks of
+// 16), while boxes of 64 and 128 slots run it at 0.89-0.96x; teams of one warpgroup, two an SM,
+// lose at every block size (1.05-1.10x), so only the two-warpgroup kernel takes them.
+inline constexpr int kBulkCopyMinBoxRows = 64;
+
+// Two CUtensorMaps, opaque, 128 bytes each; they sit 64-byte aligned where the copies read them.
+struct alignas(64) CacheTileMaps {
+  std::uint64_t k[16], v[16];
+};
+
+// The box rows (cache slots a copy takes) for tiles of `tile_keys` keys from a cache of
+// `block_size` slots a block: boxes tile whole 1024-byte swizzle atoms (multiples of 8 rows) and
+// never straddle blocks. 0 where none does.
+KOKKOS_INLINE_FUNCTION constexpr int cache_tile_box_rows(int block_size, int tile_keys) {
+  if (block_size <= 0 || tile_keys <= 0) return 0;
+  if (block_size >= 8 && block_size <= tile_keys && tile_keys % block_size == 0) return block_size;
+  return block_size % tile_keys == 0 ? tile_keys : 0;
+}
+
+// Writes the maps to `to` (global memory, 64-byte aligned) for the copies of later kernels: every
+// thread of one team calls it (the first 32 store).
+template <class Member>
+KOKKOS_INLINE_FUNCTION void publish_cache_tile_maps(const Member& team, const CacheTileMaps& maps, CacheTileMaps* to) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 32), [&](int i) {
+    if (i < 16)
+      to->k[i] = maps.k[i];
+    else
+      to->v[i - 16] = maps.v[i - 16];
+  });
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+#endif
+}
+
+// The two barriers of a team's stages (16 bytes of scratch, 8-byte aligned, at shared address `at`).
+struct TileBarriers {
+  unsigned at;
+
+  // Every thread calls; thread 0 initialises, and each warp's lane 0 makes the maps the kernel reads
+  // (null: none) visible to its copies.
+  KOKKOS_INLINE_FUNCTION void init(const CacheTileMaps* maps, int warp, int lane) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (warp == 0 && lane == 0) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(at) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(at + 8) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    if (maps && lane == 0) {
+      asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->k) : "memory");
+      asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->v) : "memory");
+    }
+#else
+    (void)maps, (void)warp, (void)lane;
+#endif
+  }
+
+  KOKKOS_INLINE_FUNCTION unsigned barrier(int stage) const { return at + unsigned(stage & 1) * 8; }
+
+  // Stage `stage`'s arrival where its tile came by other copies (thread 0 arrives, expecting no bytes).
+  KOKKOS_INLINE_FUNCTION void arrive(int stage, int warp, int lane) const { arrive_expecting(stage, 0, warp, lane); }
+
+  // Returns once stage `stage`'s copies are in (visible to this thread and to its products).
+  KOKKOS_INLINE_FUNCTION void wait(int stage) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned parity = unsigned(stage >> 1) & 1, address = barrier(stage);
+    unsigned done = 0;
+    while (!done)
+      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                   : "=r"(done)
+                   : "r"(address), "r"(parity)
+                   : "memory");
+#else
+    (void)stage;
+#endif
+  }
+
+  KOKKOS_INLINE_FUNCTION void arrive_expecting(int stage, unsigned bytes, int warp, int lane) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (warp == 0 && lane == 0)
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier(stage)), "r"(bytes)
+                   : "memory");
+#else
+    (void)stage, (void)bytes, (void)warp, (void)lane;
+#endif
+  }
+};
+
+// A team's copies of whole K and V tiles of Rows keys × 128 head elements of one KV head, by box,
+// into the products' layout: a key's 128-byte rows of 64 elements, the second half Rows · 128
+// bytes after the first.
+template <int Rows>
+struct TeamBulkTileCopy {
+  static constexpr unsigned kBoxRowBytes = 64 * 2;  // a box's row: 64 two-byte elements
+  static constexpr unsigned kHalfBytes = unsigned(Rows) * kBoxRowBytes;
+  static constexpr unsigned kTileBytes = 2 * kHalfBytes;
+
+  const CacheTileMaps* maps;
+  int box_rows;
+  int kv_head;
+
+  // K of keys first .. first + Rows - 1 (first a multiple of box_rows; the sequence's block ids
+  // start at block_ids) into the tile at shared address k_to (1024-byte aligned), V into v_to, on
+  // stage `stage` of `barriers`. Every thread of the team calls; warp w's lane 0 issues the boxes
+  // of blocks w, w + warps, ...
+  KOKKOS_INLINE_FUNCTION void copy_pair(unsigned k_to, unsigned v_to, const TileBarriers& barriers, int stage,
+                                        const std::int32_t* block_ids, const FastDivisor& block_size, int first,
+                                        int warp, int warps, int lane) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    barriers.arrive_expecting(stage, 2 * kTileBytes, warp, lane);
+    if (lane != 0) return;
+    const unsigned barrier = barriers.barrier(stage);
+    for (int box = warp; box * box_rows < Rows; box += warps) {
+      int slot = 0;
+      const int block = block_ids[block_size.divmod(first + box * box_rows, slot)];
+      const unsigned at = unsigned(box * box_rows) * kBoxRowBytes;
+      copy_box(k_to + at, maps->k, 0, slot, block, barrier);
+      copy_box(k_to + at + kHalfBytes, maps->k, 64, slot, block, barrier);
+      copy_box(v_to + at, maps->v, 0, slot, block, barrier);
+      copy_box(v_to + at + kHalfBytes, maps->v, 64, slot, block, barrier);
+    }
+#else
+    (void)k_to, (void)v_to, (void)barriers, (void)stage, (void)block_ids, (void)block_size, (void)first, (void)warp,
+        (void)warps, (void)lane;
+#endif
+  }
+
+ private:
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // The box of head elements from `element` on, slots slot .. slot + box_rows - 1 of block `block`.
+  __device__ void copy_box(unsigned to, const std::uint64_t* map, int element, int slot, int block,
+                           unsigned barrier) const {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, "
+        "%5}], [%6];" ::"r"(to),
+        "l"(map), "r"(element), "r"(kv_head), "r"(slot), "r"(block), "r"(barrier)
+        : "memory");
+  }
+#endif
+};
+
+}  // namespace kattn
