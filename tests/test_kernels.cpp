@@ -138,12 +138,12 @@ TEST_P(KernelEdgeCases, TeamsOfEightWarps) {
   }
 }
 
-// Teams of 8 warps over caches of 64 and 128 slots a block: on sm_90a the two warpgroups' whole
+// Teams of 8 warps over caches of 32, 64 and 128 slots a block: on sm_90a the two warpgroups' whole
 // tiles come by the tensor memory accelerator (team_bulk_copy.hpp) and each sequence's last,
 // partial tile by rows, stage after stage of one team's barriers (a 700-token prefill: 5 whole
 // tiles, then 60 keys); elsewhere whatever the plan fits.
 TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
-  for (const int block_size : {64, 128})
+  for (const int block_size : {32, 64, 128})
     for (const Variant variant : {Variant::qblock, Variant::segmented}) {
       BatchSpec spec;
       spec.model = model_by_name("llama-3-8b");

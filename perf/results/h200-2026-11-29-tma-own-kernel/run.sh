@@ -17,3 +17,19 @@ for bs in 16 64 128; do
   done
 done
 # summary.txt: python3 ../h200-2026-11-28-tma-tiles/summarize.py > summary.txt (in this folder)
+#
+# Later calls (same day):
+#   01:01 UTC  checks.sh  on the first build of 6a02578: a floating-point exception (the box rows asked
+#              with a tile of 0 keys; fixed before 6a02578 was committed, not kept)
+#   01:44 UTC  checks.sh  on the build of 6a02578 (passed; superseded by the 02:37 call)
+#   01:58 UTC  call4.sh   the CUDA backend tests of that build with compute-sanitizer on the bulk copies'
+#              tests (passed; superseded), then blocks4.sh: base2 against
+#     own16 = /work/ship (c7f7cda + tma-own-kernel.patch) with kBulkCopyMinBoxRows = 16: the bulk tiles'
+#             own kernel at every block size from 16 slots (at blocks >= 64 the same launches as own)
+#     pptma = base2 + ../h200-2026-11-28-tma-tiles/tma-lockstep.patch + tma-pingpong.patch, built with
+#             -DKATTN_TMA_AFTER_ISSUE (the ping-pong rings with boxes; ../h200-2026-11-28-tma-tiles/run.sh)
+#              at blocks 16 and 32 (base2, own16) and 64 and 128 (base2, own16, pptma)
+#                                                                  -> ab-raw-boxes16-block*.txt
+#   02:37 UTC  checks.sh  on the shipped build (boxes from 32 slots): kattn, kattn_tests and
+#              kattn_backend_tests_Cuda with their shared libraries, stripped, in one xz tarball
+#                                                                  -> checks.txt, checks-logs.tgz

@@ -64,7 +64,7 @@ struct QBlockMmaKernel {
   const CacheTileMaps* tile_maps = nullptr;  // kBulkTiles: the cache's maps for the bulk copies; null: rows
   int box_rows = 0;                          // with tile_maps: cache_tile_box_rows of the cache
   // Whole tiles by the tensor memory accelerator: the two-warpgroup kernel's, where the launch
-  // gives it maps (bulk_tile_copies_pay: blocks of at least kBulkCopyMinBoxRows slots).
+  // gives it maps (blocks of at least kBulkCopyMinBoxRows slots: team_bulk_copy.hpp).
   static constexpr bool kBulkTiles = BulkTiles;
   static_assert(!BulkTiles || (DeepTiles && Warpgroups == 2), "the bulk copies are the two-warpgroup kernel's");
   using BulkCopy = TeamBulkTileCopy<kTileKeys>;

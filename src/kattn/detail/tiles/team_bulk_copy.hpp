@@ -29,12 +29,12 @@
 
 namespace kattn {
 
-// The least box rows at which the bulk copies pay (H200, 2026-11-28, docs/performance.md): a box of
-// 16 slots holds the warp that issues it as long as cp.async rows do (1100-1300 cycles a 64 KB
-// step) and lands later beside the products (the two-warpgroup kernel 1.13x slower at blocks of
-// 16), while boxes of 64 and 128 slots run it at 0.89-0.96x; teams of one warpgroup, two an SM,
-// lose at every block size (1.05-1.10x), so only the two-warpgroup kernel takes them.
-inline constexpr int kBulkCopyMinBoxRows = 64;
+// The least box rows at which the bulk copies pay (H200, 2026-11-29, docs/performance.md): in the
+// two-warpgroup kernel boxes of 16 slots run it 1.12-1.14x slower than cp.async rows (32 boxes a
+// step, each warp's lane 0 held about as long as the rows hold every lane), boxes of 32, 64 and
+// 128 slots 0.89-0.97x; teams of one warpgroup, two an SM, lose at every block size (1.05-1.10x),
+// so only the two-warpgroup kernel takes them.
+inline constexpr int kBulkCopyMinBoxRows = 32;
 
 // Two CUtensorMaps, opaque, 128 bytes each; they sit 64-byte aligned where the copies read them.
 struct alignas(64) CacheTileMaps {
