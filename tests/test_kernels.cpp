@@ -124,17 +124,23 @@ TEST_P(KernelEdgeCases, WideQBlocks) {
   expect_matches_oracle(generate_batch(spec), options);
 }
 
-// Teams of 8 warps: on sm_90a at head 128, two warpgroups on Q blocks of 128 rows stepping over
-// tiles of 128 keys (a causal diagonal inside a tile, a chunk whose rows start mid-tile, a decode,
-// a prefill past several tiles, a Q block of 3 valid tokens); elsewhere whatever the plan fits.
-// Short enough for the host variants under the sanitizers (CI's debug preset).
-TEST_P(KernelEdgeCases, TeamsOfEightWarps) {
-  for (const DType dtype : {DType::fp16, DType::bf16}) {
-    BatchSpec spec = llama_spec(dtype, {{300, 101}, {129, 1}, {300, 300}, {67, 35}});
-    spec.seed = 31;
-    AttentionOptions options = forced(GetParam(), 0, 2);
-    options.team_size = 8;
-    expect_matches_oracle(generate_batch(spec), options);
+// Teams of 8 and 12 warps: on sm_90a at head 128, two warpgroups on Q blocks of 128 rows stepping
+// over tiles of 128 keys, the 12 with a producer warpgroup feeding them through rings (a causal
+// diagonal inside a tile, a chunk whose rows start mid-tile, a decode, a prefill past several
+// tiles, a Q block of 3 valid tokens; static grids of 3 teams, so that a team's rings run on
+// across items, and 4 segments, so that the early Q blocks' later segments are empty); elsewhere
+// whatever the plan fits. Short enough for the host variants under the sanitizers (CI's debug preset).
+TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
+  for (const int team_size : {8, 12}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      BatchSpec spec = llama_spec(dtype, {{300, 101}, {129, 1}, {300, 300}, {67, 35}});
+      spec.seed = 31;
+      AttentionOptions options = forced(GetParam(), 0, 4);
+      options.team_size = team_size;
+      if (is_static_grid(GetParam())) options.grid_teams = 3;
+      SCOPED_TRACE(team_size);
+      expect_matches_oracle(generate_batch(spec), options);
+    }
   }
 }
 
@@ -143,23 +149,25 @@ TEST_P(KernelEdgeCases, TeamsOfEightWarps) {
 // partial tile by rows, stage after stage of one team's barriers (a 700-token prefill: 5 whole
 // tiles, then 60 keys); elsewhere whatever the plan fits.
 TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
-  for (const int block_size : {32, 64, 128})
-    for (const Variant variant : {Variant::qblock, Variant::segmented}) {
-      BatchSpec spec;
-      spec.model = model_by_name("llama-3-8b");
-      spec.dtype = DType::fp16;
-      spec.block_size = block_size;
-      spec.sequences = {{300, 101}, {129, 1}, {700, 700}, {67, 35}};
-      spec.seed = 33;
-      AttentionOptions options = forced(variant, 0, 2);
-      options.team_size = 8;
-      SCOPED_TRACE(::testing::Message() << "block " << block_size << " " << to_string(variant));
-      expect_matches_oracle(generate_batch(spec), options);
-    }
+  for (const int block_size : {16, 32, 64, 128})
+    for (const int team_size : {8, 12})
+      for (const Variant variant : {Variant::qblock, Variant::segmented}) {
+        BatchSpec spec;
+        spec.model = model_by_name("llama-3-8b");
+        spec.dtype = DType::fp16;
+        spec.block_size = block_size;
+        spec.sequences = {{300, 101}, {129, 1}, {700, 700}, {67, 35}};
+        spec.seed = 33;
+        AttentionOptions options = forced(variant, 0, 2);
+        options.team_size = team_size;
+        SCOPED_TRACE(::testing::Message()
+                     << "block " << block_size << " team " << team_size << " " << to_string(variant));
+        expect_matches_oracle(generate_batch(spec), options);
+      }
 }
 
-// Teams of 8 warps on K/V rows that the warpgroups' tile copy does not take (a head stride of 129
-// elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks.
+// Teams of 8 and 12 warps on K/V rows that the warpgroups' tile copy does not take (a head stride
+// of 129 elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks.
 TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
   BatchSpec spec;
   spec.model = model_by_name("llama-3-8b");
@@ -180,11 +188,14 @@ TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
   Kokkos::deep_copy(v, d.inputs.v_cache);
   d.inputs.k_cache = k;
   d.inputs.v_cache = v;
-  AttentionOptions options = forced(Variant::qblock);
-  options.team_size = 8;
-  attention(d.inputs, d.params, d.out, options);
-  const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
-  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error;
+  for (const int team_size : {8, 12}) {
+    AttentionOptions options = forced(Variant::qblock);
+    options.team_size = team_size;
+    attention(d.inputs, d.params, d.out, options);
+    const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
+    EXPECT_TRUE(c.passed()) << team_size << " warps: " << c.failures << " elements off; max abs error "
+                            << c.max_abs_error;
+  }
 }
 
 // Random combinations of the features (test::random_problem) on random mixed batches, every

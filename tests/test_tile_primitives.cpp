@@ -22,6 +22,7 @@
 #include "kattn/detail/tiles/warp_key_rows.hpp"
 #include "kattn/detail/tiles/warp_stage.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
+#include "kattn/detail/tiles/warpgroup_pipeline.hpp"
 #include "test_space.hpp"
 
 #include <gtest/gtest.h>
@@ -753,6 +754,15 @@ struct PublishTileMaps {
   }
 };
 
+// The tensor maps of a test cache: its K rows, `values` as V, tiles of `rows` keys.
+std::optional<CacheTileMaps> cache_tile_maps_of(const PagedCache<fp16_t>& paged, const PagedKvAccessor<fp16_t>& values,
+                                                int rows) {
+  Geometry g;
+  g.num_kv_heads = kKvHeads, g.head_size = kWarpgroupHead, g.num_blocks = kNumBlocks;
+  g.block_size = paged.block_size;
+  return encode_cache_tile_maps<test::Space>(paged.accessor(), values, g, rows);
+}
+
 struct BulkTileCopies {
   static constexpr int kRows = 2 * kFragmentTileKeys;
   using Copy = TeamBulkTileCopy<kRows>;
@@ -796,10 +806,7 @@ TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
   constexpr int kRows = BulkTileCopies::kRows;
   for (const int block : {32, 64, 128}) {  // 7 blocks: 1, 3 and 4 whole tiles
     const PagedCache<fp16_t> paged(kWarpgroupHead, block);
-    Geometry g;
-    g.num_kv_heads = kKvHeads, g.head_size = kWarpgroupHead, g.num_blocks = kNumBlocks, g.block_size = block;
-    const std::optional<CacheTileMaps> maps =
-        encode_cache_tile_maps<test::Space>(paged.accessor(), paged.shifted_values(), g, kRows);
+    const std::optional<CacheTileMaps> maps = cache_tile_maps_of(paged, paged.shifted_values(), kRows);
     ASSERT_TRUE(maps) << "block size " << block;
     const int stages = std::min(4, kNumBlocks * block / kRows);
     using Rows = decltype(BulkTileCopies::k_out);
@@ -824,6 +831,97 @@ TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
           const int key = stage * kRows + j;
           ASSERT_EQ(k(stage, j, d), paged.key_value(key, d)) << "block " << block << " key " << key << " d " << d;
           ASSERT_EQ(v(stage, j, d), paged.key_value(key, d) - 4.0f) << "block " << block << " key " << key;
+        }
+  }
+}
+
+// A producer warp's boxes through a ring, as the producer warpgroup of the two-warpgroup prefill
+// kernel fills its K ring: lane b copies block b of each whole tile (TeamBulkTileCopy::copy_block)
+// into slot n mod 2 of TileRings, and a warpgroup of consumers waits for each tile, reads it back
+// through the products' layout and frees the slot; 4 tiles over 2 slots, so that both barriers
+// turn their phases. No team barrier after the rings' init: the roles meet only on the barriers.
+struct RingedBoxCopies {
+  static constexpr int kRows = 2 * kFragmentTileKeys;
+  using Copy = TeamBulkTileCopy<kRows>;
+  using Rings = TileRings<2, 1>;
+  static constexpr std::size_t kScratchBytes = 2 * Copy::kTileBytes + Rings::kBytes + kWarpgroupTileAlign;
+  Kokkos::View<CacheTileMaps*, test::Memory> maps;
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> block_ids;
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> k_out;  // [tile][key][head element]
+  FastDivisor block_size;
+  int box_rows, tiles;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+#if defined(__CUDA_ARCH__)
+    auto* slots = static_cast<fp16_t*>(
+        team.team_scratch(0).get_shmem_aligned(2 * Copy::kTileBytes + Rings::kBytes, kWarpgroupTileAlign));
+    const unsigned slot0 = unsigned(__cvta_generic_to_shared(slots));
+    const Rings rings{slot0 + 2 * Copy::kTileBytes};
+    const int warp = team.team_rank(), lane = warp_lane(), boxes = kRows / box_rows;
+    if (warp == 0 && lane == 0) {
+      rings.init(boxes, kWarpgroupWarps);
+      acquire_cache_tile_maps(maps.data());
+    }
+    team.team_barrier();
+    if (warp == 0) {
+      const Copy copy{maps.data(), box_rows, kKvHead};
+      for (int n = 0; n < tiles; ++n) {
+        int slot = 0, block = 0;
+        if (lane < boxes) block = block_ids[block_size.divmod(n * kRows + lane * box_rows, slot)];
+        rings.wait_k_free(n);
+        if (lane < boxes)
+          copy.copy_block(slot0 + unsigned(Rings::k_slot(n)) * Copy::kTileBytes, false, rings.k_full_barrier(n), lane,
+                          slot, block);
+      }
+    } else if (warp >= kWarpgroupWarps) {
+      const int thread = (warp - kWarpgroupWarps) * 32 + lane;
+      for (int n = 0; n < tiles; ++n) {
+        rings.wait_k_full(n);
+        const fp16_t* tile = slots + Rings::k_slot(n) * (Copy::kTileBytes / 2);
+        for (int i = thread; i < kRows * kWarpgroupHead; i += kWarpgroupWarps * 32) {
+          const int key = i / kWarpgroupHead, d = i % kWarpgroupHead;
+          k_out(n, key, d) = to_float(tile[warpgroup_tile_offset<kRows>(key, d) / 2]);
+        }
+        __syncwarp();
+        rings.k_read(n, lane == 0);
+      }
+    }
+#else
+    (void)team;
+#endif
+  }
+};
+
+TEST(TileRings, BoxedTilesReachTheConsumersSlotAfterSlot) {
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the rings and bulk copies need an sm_90a build";
+  constexpr int kRows = RingedBoxCopies::kRows, kTiles = 4;
+  for (const int block : {16, 32, 64}) {  // 8, 4 and 2 boxes a tile, block ids cycling over the cache's 7 blocks
+    const PagedCache<fp16_t> paged(kWarpgroupHead, block);
+    const std::optional<CacheTileMaps> maps = cache_tile_maps_of(paged, paged.accessor(), kRows);
+    ASSERT_TRUE(maps) << "block size " << block;
+    const int blocks = kTiles * kRows / block;
+    Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> ids("ids", blocks);
+    auto host_ids = Kokkos::create_mirror_view(ids);
+    for (int i = 0; i < blocks; ++i) host_ids(i) = (3 * i + 1) % kNumBlocks;
+    Kokkos::deep_copy(ids, host_ids);
+    const RingedBoxCopies copies{decltype(RingedBoxCopies::maps)("maps", 1),
+                                 ids,
+                                 decltype(RingedBoxCopies::k_out)("k", kTiles, kRows, kWarpgroupHead),
+                                 FastDivisor(block),
+                                 cache_tile_box_rows(block, kRows),
+                                 kTiles};
+    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps{*maps, copies.maps.data()});
+    test::Policy policy(1, 2 * kWarpgroupWarps, 32);
+    policy.set_scratch_size(0, Kokkos::PerTeam(RingedBoxCopies::kScratchBytes));
+    allow_team_scratch(policy, copies);
+    Kokkos::parallel_for(policy, copies);
+    const auto k = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.k_out);
+    for (int n = 0; n < kTiles; ++n)
+      for (int j = 0; j < kRows; ++j)
+        for (int d = 0; d < kWarpgroupHead; ++d) {
+          const int key = n * kRows + j;
+          ASSERT_EQ(k(n, j, d), PagedCache<fp16_t>::expected(host_ids(key / block), key % block, kKvHead, d))
+              << "block " << block << " key " << key << " d " << d;
         }
   }
 }

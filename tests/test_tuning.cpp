@@ -4,6 +4,7 @@
 #include "kattn/detail/shapes/scratch_layout.hpp"
 #include "kattn/detail/tiles/tile_mma.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
+#include "kattn/tuning/launch_plan.hpp"
 #include "kattn/tuning/tuning_table.hpp"
 
 #include <gtest/gtest.h>
@@ -195,6 +196,38 @@ TEST(Planner, TensorCoresOnlyWhereAvailable) {
   Geometry wide = llama();
   wide.head_size = 256;  // more than the fragments hold: the scratch kernel, still on tensor cores
   EXPECT_FALSE(plan_launch(batch(2, 1), wide, 2, true, options).register_rows);
+}
+
+// The register-row team shapes on the warpgroup products: one warpgroup of rows, two (8 warps),
+// or two with a producer warpgroup (12), each where the plan asks for that many warps and its
+// tiles fit; Q blocks of 16 rows a warp of rows, tiles of 64 keys a warpgroup of rows.
+TEST(Planner, WarpgroupTeamsTakeTheWarpsThatFit) {
+  const auto team = [](int team_size, bool two_fit, bool producer_fits) {
+    LaunchPlan plan;
+    plan.register_rows = plan.warpgroup_products = true;
+    plan.team_size = team_size;
+    fit_register_rows_team(plan, 4, two_fit, producer_fits);
+    return plan;
+  };
+  const LaunchPlan one = team(4, true, true), two = team(8, true, true), fed = team(12, true, true);
+  EXPECT_EQ(one.team_size, 4);
+  EXPECT_EQ(one.warpgroups(), 1);
+  EXPECT_FALSE(one.producer_warpgroup());
+  EXPECT_EQ(two.team_size, 8);
+  EXPECT_EQ(two.warpgroups(), 2);
+  EXPECT_FALSE(two.producer_warpgroup());
+  EXPECT_EQ(fed.team_size, 12);
+  EXPECT_EQ(fed.warpgroups(), 2);
+  EXPECT_TRUE(fed.producer_warpgroup());
+  for (const LaunchPlan& p : {two, fed}) {
+    EXPECT_EQ(p.block_m, 128);
+    EXPECT_EQ(p.tile_size, 128);
+  }
+  EXPECT_EQ(one.block_m, 64);
+  EXPECT_EQ(one.tile_size, 64);
+  EXPECT_EQ(team(12, true, false).team_size, 8);  // the rings do not fit: two warpgroups alone
+  EXPECT_EQ(team(12, false, true).team_size, 4);  // nor the wide tiles: one
+  EXPECT_EQ(team(16, true, true).team_size, 12);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // The prefill A/B scenario's cases (Llama-3-8B geometry, block 16, causal), built as `kattn bench`
 // builds them (generate_batch, synthesize_problem) and timed as it times a planned run()
 // (time_enqueued: kernel time from device events, the L2 flushed before each run), each planned
-// from the build's table and with teams of 4 and 8 warps. Values are not checked against the
+// from the build's table and with teams of 4, 8 and 12 warps. Values are not checked against the
 // oracle (the GPU tests and `kattn validate` judge the kernels); a case whose output holds a NaN or
 // an infinity is marked, and a checksum of the output (the mean of |x| and of x weighted by its
 // index mod 7) lets two binaries' A/B compare their values. Usage: kattn_prefill_probe [runs
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     const auto problem = kattn::synthesize_problem<fp16_t, fp16_t, fp16_t>(layout, spec.seed);
     const kattn::BatchMetadata batch =
         kattn::host_batch_metadata(layout.cu_seqlens_q.data(), layout.seq_lens.data(), layout.geometry.num_seqs);
-    for (int team_size : {0, 4, 8}) {
+    for (int team_size : {0, 4, 8, 12}) {
       kattn::AttentionOptions options;
       if (team_size) options.team_size = team_size;
       const kattn::AttentionPlan plan =

@@ -59,6 +59,7 @@ KernelRegisters kernel_registers(const nlohmann::json& j, const std::string& pat
                                                   {"qblock_register_rows", &r.qblock_register_rows},
                                                   {"qblock_warpgroup", &r.qblock_warpgroup},
                                                   {"qblock_two_warpgroups", &r.qblock_two_warpgroups},
+                                                  {"qblock_producer", &r.qblock_producer},
                                                   {"baseline", &r.baseline}};
   for (const auto& entry : v.items()) {
     const std::string name = entry.key();
@@ -85,6 +86,7 @@ int registers_of(const LaunchPlan& plan, const HardwareModel& hw) {
     default:
       if (!plan.register_rows) return r.qblock;
       if (!plan.warpgroup_products) return r.qblock_register_rows;
+      if (plan.producer_warpgroup()) return r.qblock_producer;
       return plan.warpgroups() == 2 ? r.qblock_two_warpgroups : r.qblock_warpgroup;
   }
 }
@@ -113,6 +115,8 @@ double scratch_of(const LaunchPlan& plan, const BatchShape& b, double element_by
     case Variant::baseline:
       return double(baseline_scratch_bytes(plan.tile_size, b.head_size));
     default:
+      if (plan.register_rows && plan.producer_warpgroup())
+        return double(producer_rows_scratch_bytes(b.head_size, eb, kWarpgroupTileAlign));
       if (plan.register_rows)
         return double(register_rows_scratch_bytes(b.head_size, eb, plan.warpgroup_products ? kWarpgroupTileAlign : 16,
                                                   plan.deep_tiles, std::max(plan.warpgroups(), 1)));
@@ -380,12 +384,15 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
     plan.register_rows = true;
     plan.warpgroup_products = hw.warpgroup_products && b.head_size == kWarpgroupHead;
     plan.deep_tiles = plan.warpgroup_products;
-    // Two warpgroups where the leaf asks for 8 warps and an SM's scratch takes their tiles.
-    fit_register_rows_team(plan, qpk,
-                           double(register_rows_scratch_bytes(b.head_size, std::size_t(element_bytes(b.dtype)),
-                                                              kWarpgroupTileAlign, true, 2)) +
-                                   hw.scratch_reserved_per_team <=
-                               hw.scratch_bytes_per_unit);
+    // Two warpgroups where the leaf asks for 8 warps (a producer beside them: 12, where the cache's
+    // blocks make boxes for its copies) and an SM's scratch takes their tiles.
+    const auto fits = [&](std::size_t bytes) {
+      return double(bytes) + hw.scratch_reserved_per_team <= hw.scratch_bytes_per_unit;
+    };
+    const std::size_t eb = std::size_t(element_bytes(b.dtype));
+    fit_register_rows_team(plan, qpk, fits(register_rows_scratch_bytes(b.head_size, eb, kWarpgroupTileAlign, true, 2)),
+                           fits(producer_rows_scratch_bytes(b.head_size, eb, kWarpgroupTileAlign)) &&
+                               cache_tile_box_rows(b.block_size, 2 * kFragmentTileKeys) > 0);
   }
   if (is_static_grid(plan.variant)) {
     plan.grid_teams = leaf.grid_teams > 0

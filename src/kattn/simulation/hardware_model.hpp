@@ -29,6 +29,7 @@ struct KernelRegisters {
   int qblock_register_rows = 0;    // QBlockMmaKernel on mma.sync
   int qblock_warpgroup = 0;        // QBlockMmaKernel on warpgroup products
   int qblock_two_warpgroups = 0;   // ... in teams of two warpgroups (8 warps, tiles of 128 keys)
+  int qblock_producer = 0;         // ... with a producer warpgroup beside them (12 warps; at entry)
   int baseline = 0;                // BaselineKernel
 };
 

@@ -158,10 +158,15 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
     // items of 256 keys and more, equal on 64).
     plan.deep_tiles = plan.warpgroup_products;
     // Two warpgroups a team (FlashAttention-3's consumers: 128 rows, tiles of 128 keys) where the
-    // table or the caller asks for 8 warps and the team scratch takes their tiles.
-    fit_register_rows_team(plan, q_per_kv,
-                           register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
-                               team_scratch_limit<Space>());
+    // table or the caller asks for 8 warps and the team scratch takes their tiles; a producer
+    // warpgroup beside them where it asks for 12, the scratch takes its rings and the cache's
+    // blocks make boxes for its bulk copies.
+    fit_register_rows_team(
+        plan, q_per_kv,
+        register_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign, true, 2) <=
+            team_scratch_limit<Space>(),
+        producer_rows_scratch_bytes(g.head_size, element_bytes, kWarpgroupTileAlign) <= team_scratch_limit<Space>() &&
+            cache_tile_box_rows(g.block_size, 2 * kFragmentTileKeys) > 0);
   } else {
     const std::size_t tile_element_bytes = qblock_tile_element_bytes<Space>(element_bytes);
     plan.tile_size =
@@ -182,12 +187,16 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
 
 int LaunchPlan::warpgroups() const { return warpgroup_products ? (team_size > kWarpgroupWarps ? 2 : 1) : 0; }
 
-void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit) {
+bool LaunchPlan::producer_warpgroup() const { return warpgroup_products && team_size == 3 * kWarpgroupWarps; }
+
+void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit, bool producer_fits) {
   const bool two = plan.warpgroup_products && plan.team_size >= 2 * kWarpgroupWarps && two_warpgroups_fit;
-  plan.team_size =
+  const bool producer = two && plan.team_size >= 3 * kWarpgroupWarps && producer_fits;
+  const int row_warps =
       plan.warpgroup_products ? kWarpgroupWarps * (two ? 2 : 1) : std::min(plan.team_size, kFragmentMaxWarps);
+  plan.team_size = row_warps + (producer ? kWarpgroupWarps : 0);
   plan.tile_size = kFragmentTileKeys * (two ? 2 : 1);
-  plan.block_m = kFragmentRows * plan.team_size / queries_per_kv * queries_per_kv;
+  plan.block_m = kFragmentRows * row_warps / queries_per_kv * queries_per_kv;
 }
 
 bool fit_split_kv_rings(LaunchPlan& plan, const Geometry& g, int max_keys, std::size_t element_bytes,

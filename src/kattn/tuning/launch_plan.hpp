@@ -55,15 +55,19 @@ struct LaunchPlan {
   int decodes_apart = 0;  // leading decode sequences the call ran apart, on a plan of their own (CallPlan)
 
   int block_q(int queries_per_kv) const { return block_m >= queries_per_kv ? block_m / queries_per_kv : 1; }
-  // Warpgroups of a team on the warpgroup products (1 or 2; 0 off them).
+  // Warpgroups of Q rows of a team on the warpgroup products (1 or 2; 0 off them).
   int warpgroups() const;
+  // Whether a producer warpgroup copies the tiles for two of rows (team_size 12 on the warpgroup products).
+  bool producer_warpgroup() const;
 };
 
 // The register-row team shape (plan.register_rows, plan.warpgroup_products set): two warpgroups
 // where the plan asks for 8 warps or more and `two_warpgroups_fit` (their 210 KB of tiles in the
-// team scratch), else one, or warps up to kFragmentMaxWarps off the warpgroup products; tiles of
-// 64 keys a warpgroup, 16 rows a warp. plan_launch and the hardware model's refit both apply it.
-void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit);
+// team scratch), with a producer warpgroup beside them where it asks for 12 and
+// `producer_fits`, else one, or warps up to kFragmentMaxWarps off the warpgroup products; tiles
+// of 64 keys a warpgroup of rows, 16 rows a warp. plan_launch and the hardware model's refit
+// both apply it.
+void fit_register_rows_team(LaunchPlan& plan, int queries_per_kv, bool two_warpgroups_fit, bool producer_fits);
 
 // Caller overrides of the plan; unset fields come from the tuning table.
 struct AttentionOptions {

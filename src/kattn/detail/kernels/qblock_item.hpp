@@ -50,8 +50,10 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rul
   it.end_key = span.any_end;
   it.tiles = span.tiles(it.first_key, tile_size);
   const int num_tiles = it.tiles.count();
+  // A segment past the block's last tile is empty, [num_tiles, num_tiles): teams that count the
+  // tiles of their items (ring and barrier stages) add 0 for it, never a negative count.
   const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
-  it.tile_begin = it.segment * tiles_per_segment;
+  it.tile_begin = it.segment * tiles_per_segment < num_tiles ? it.segment * tiles_per_segment : num_tiles;
   it.tile_end = it.tile_begin + tiles_per_segment < num_tiles ? it.tile_begin + tiles_per_segment : num_tiles;
   return it;
 }

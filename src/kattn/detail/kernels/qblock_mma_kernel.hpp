@@ -17,6 +17,9 @@
 // FlashAttention-3's two consumer warpgroups, a team of 8 warps an SM, 210 KB of scratch) the team
 // takes a Q block of 128 rows, each warpgroup its 64, and steps over tiles of 128 keys that both
 // read: twice the products and softmax a step for the same barrier, copies and fixed latencies.
+// With a producer warpgroup beside them (Producer: 12 warps, FlashAttention-3's warp
+// specialization) the copies leave the rows' warps: the producer fills rings of K and V tiles by
+// the tensor memory accelerator and the rows wait on the tile they need, with no team barrier.
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
@@ -26,6 +29,7 @@
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
+#include "kattn/detail/tiles/warpgroup_pipeline.hpp"
 
 namespace kattn {
 
@@ -33,16 +37,27 @@ namespace kattn {
 // any head size the kernel takes, read from args. Warpgroup: the warpgroup products (HeadSize
 // kWarpgroupHead, 4 warps a warpgroup, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
-// Warpgroups: the team's warpgroups (deep only), each 64 rows; tiles take 64 keys a warpgroup.
+// Warpgroups: the team's warpgroups of rows (deep only), each 64 rows; tiles take 64 keys a
+// warpgroup. Producer: a warpgroup more (the team's first) that only copies the K and V tiles into
+// rings (warpgroup_pipeline.hpp), FlashAttention-3's warp specialization: the two of rows wait on
+// the tile they need, not on a team barrier a step, and take the producer's registers.
 // Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
 template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false,
-          int Warpgroups = 1, class Features = AllScores, bool BulkTiles = false>
+          int Warpgroups = 1, class Features = AllScores, bool BulkTiles = false, bool Producer = false>
 struct QBlockMmaKernel {
   static_assert(!Warpgroup || HeadSize == kWarpgroupHead, "the warpgroup products take head 128");
   static_assert(!DeepTiles || Warpgroup, "the double-buffered tiles are the warpgroup kernel's");
   static_assert(Warpgroups == 1 || (DeepTiles && Warpgroups == 2), "two warpgroups step over deep tiles");
-  using Policy = Kokkos::TeamPolicy<Space>;
+  static_assert(!Producer || Warpgroups == 2, "the producer feeds two warpgroups of rows");
+  // The producer's registers go to the rows' warpgroups: 24 + 2 · 240 ≤ 3 · 168 a thread, the
+  // register file of a 384-thread team (setmaxnreg needs the count at entry: launch bounds).
+  static constexpr int kProducerRegisters = 24, kRowsRegisters = 240;
+  static constexpr int kTeamThreads = kWarpgroupWarps * 32 * (Warpgroups + (Producer ? 1 : 0));
+  using Policy = std::conditional_t<Producer, Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamThreads, 1>>,
+                                    Kokkos::TeamPolicy<Space>>;
   using Member = typename Policy::member_type;
+  using Rings = TileRings<kProducerKSlots, kProducerVSlots>;
+  static_assert(Rings::kBytes == kProducerBarrierBytes, "scratch_layout.hpp sizes the rings' barriers");
   using Cache = typename Args::cache_type;
   using Out = typename Args::out_type;
   static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
@@ -75,12 +90,14 @@ struct QBlockMmaKernel {
   }
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
   static std::size_t scratch_bytes(int head_size) {
+    if constexpr (Producer) return producer_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign);
     return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups) + kBarrierBytes;
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
   // the last teams to start are the short ones, so the SMs finish together.
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    if constexpr (Producer) return run_roles(team);
     constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
     auto* tiles = static_cast<Cache*>(
         team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()) + kBarrierBytes, kTileAlign));
@@ -115,23 +132,110 @@ struct QBlockMmaKernel {
 
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
-  KOKKOS_INLINE_FUNCTION void process(const Member& team, Cache* tiles, int item, int& stages) const {
+  // The warp-specialized team: its producer warpgroup (warps 0-3) and its two of rows (4-11) each
+  // run the team's items in the same order and count the tiles of both rings alike.
+  KOKKOS_INLINE_FUNCTION void run_roles(const Member& team) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int buffers = kProducerKSlots + kProducerVSlots + 1;
+    auto* tiles = static_cast<Cache*>(
+        team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(kWarpgroupHead) + Rings::kBytes, kTileAlign));
+    const Rings rings{unsigned(__cvta_generic_to_shared(tiles + buffers * kTileKeys * fragment_tile_stride(kMaxHead)))};
+    if (team.team_rank() == 0 && warp_lane() == 0) rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps);
+    if (team.team_rank() == 0 && warp_lane() == 0) acquire_cache_tile_maps(tile_maps);
+    team.team_barrier();  // the last one: the roles run their own loops
+    const int items = qblock_num_items(args, q_blocks, num_segments);
+    const int item_step = static_grid ? team.league_size() : items;  // a grid for the most Q blocks: one each
+    int tiles_before = 0, stages = 0;
+    if (team.team_rank() < kWarpgroupWarps) {
+      warpgroup_registers<kProducerRegisters, false>();
+      if (team.team_rank() < 2)  // warps 2 and 3 only hand over their registers
+        for (int item = team.league_rank(); item < items; item += item_step)
+          tiles_before += produce(team, tiles, rings, items - 1 - item, tiles_before);
+    } else {
+      warpgroup_registers<kRowsRegisters, true>();
+      WarpgroupTurns{team.team_rank() / kWarpgroupWarps - 1}.start();
+      for (int item = team.league_rank(); item < items; item += item_step)
+        tiles_before += process(team, tiles, items - 1 - item, stages, rings, tiles_before);
+    }
+    warpgroup_role_exit(team.league_size());
+#else
+    (void)team;
+#endif
+  }
+
+  // The producer's copies of an item: its warp 0 fills the K ring, its warp 1 the V ring, each
+  // at its own pace. A whole tile goes by the
+  // tensor memory accelerator, lane b issuing the boxes of the tile's block b and counting their
+  // bytes on the tile's `full` barrier (one arrival a box row, kTileKeys / box_rows a tile), its
+  // block id read before the wait for the slot; a partial tile by the warp's rows (cp.async), its
+  // lanes arriving alike once the copies are in. Gives the item's tiles.
+  KOKKOS_INLINE_FUNCTION int produce(const Member& team, Cache* tiles, const Rings& rings, int item,
+                                     int tiles_before) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
+    const int lane = warp_lane();
+    const bool values = team.team_rank() == 1;
+    const int tile_elements = kTileKeys * fragment_tile_stride(kMaxHead);
+    const std::int32_t* block_row = &args.block_table(it.rows.seq, 0);
+    const BulkCopy boxes{tile_maps, box_rows, it.rows.kv_head};
+    const int tile_boxes = kTileKeys / box_rows;
+    for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
+      const int n = tiles_before + tile - it.tile_begin;
+      const int first = it.first_key + tile * kTileKeys;
+      const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+      const bool whole = count == kTileKeys && first % box_rows == 0;
+      int slot = 0, block = 0;
+      if (whole && lane < tile_boxes) block = block_row[block_size.divmod(first + lane * box_rows, slot)];
+      const unsigned full = values ? rings.v_full_barrier(n) : rings.k_full_barrier(n);
+      Cache* const to = tiles + (values ? kProducerKSlots + Rings::v_slot(n) : Rings::k_slot(n)) * tile_elements;
+      const unsigned shared = unsigned(__cvta_generic_to_shared(to));
+      if (values)
+        rings.wait_v_free(n);
+      else
+        rings.wait_k_free(n);
+      if (whole) {
+        if (lane < tile_boxes) boxes.copy_block(shared, values, full, lane, slot, block);
+        continue;
+      }
+      const TileCopy rows_of_warp(args.k, args.v, it.rows.kv_head, 0, 1, lane);
+      rows_of_warp.copy_swizzled(shared, values, block_row, block_size, first, count);
+      team_stage_commit();
+      team_stage_wait(0);
+      warpgroup_tile_ready();
+      __syncwarp();
+      pipeline_arrive(full, lane < tile_boxes);
+    }
+    return it.tile_end - it.tile_begin;
+#else
+    (void)team, (void)tiles, (void)rings, (void)item, (void)tiles_before;
+    return 0;
+#endif
+  }
+
+  // One item; with the producer, `tiles_before` counts the rings' earlier tiles. Gives its tiles.
+  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, const Rings& rings = {},
+                                     int tiles_before = 0) const {
     const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
-    const int lane = warp_lane(), warp = team.team_rank();
+    // The warp among the team's warps of rows (past the producer's).
+    const int lane = warp_lane(), warp = team.team_rank() - (Producer ? kWarpgroupWarps : 0);
     const int row0 = warp * kFragmentRows;
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
     // Buffers of a tile each: K, V (one each; Q rows through V), or two K, three V and Q (deep:
-    // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3).
+    // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3), or the
+    // producer's rings and Q (each warpgroup's 64 rows at the tiles' stride).
     const int tile_elements = kTileKeys * stride;
     const auto k_buffer = [&](int tile) {
+      if constexpr (Producer) return tiles + Rings::k_slot(tiles_before + tile - it.tile_begin) * tile_elements;
       return tiles + (DeepTiles ? (tile - it.tile_begin) & 1 : 0) * tile_elements;
     };
     const auto v_buffer = [&](int tile) {
+      if constexpr (Producer)
+        return tiles + (kProducerKSlots + Rings::v_slot(tiles_before + tile - it.tile_begin)) * tile_elements;
       return tiles + (DeepTiles ? 2 + (tile - it.tile_begin) % 3 : 1) * tile_elements;
     };
-    Cache* const q_rows = tiles + (DeepTiles ? 5 : 1) * tile_elements;
+    Cache* const q_rows = tiles + (Producer ? kProducerKSlots + kProducerVSlots : DeepTiles ? 5 : 1) * tile_elements;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
@@ -189,7 +293,11 @@ struct QBlockMmaKernel {
     const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
     // A warpgroup's Q rows, in the products' layout (deep).
     const int warpgroup_row0 = warp / kWarpgroupWarps * kWarpgroupRows;
-    [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * kWarpgroupHead;
+    [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * (Producer ? stride : kWarpgroupHead);
+    // With the producer: the warpgroup's own barrier, its warps done with the Q buffer (which
+    // staged the last item's output rows).
+    [[maybe_unused]] const auto warpgroup_sync = [&] { warpgroup_barrier(1 + warp / kWarpgroupWarps); };
+    if constexpr (Producer) warpgroup_sync();
     if constexpr (DeepTiles)
       warpgroup_stage_rows<Cache>([&](int r) { return q_row(warpgroup_row0 + r); }, valid_rows - warpgroup_row0, q_tile,
                                   warp % kWarpgroupWarps, lane);
@@ -200,13 +308,17 @@ struct QBlockMmaKernel {
       team_stage_wait(0);
       if constexpr (Warpgroup) warpgroup_tile_ready();
     };
-    if (it.tile_begin < it.tile_end) {
+    if (!Producer && it.tile_begin < it.tile_end) {
       if constexpr (DeepTiles)
         stage_pair(it.tile_begin);
       else
         stage(false, it.tile_begin, k_buffer(it.tile_begin));
     }
     team_stage_commit();
+    if constexpr (Producer) {  // the warpgroup's Q rows in, for its products
+      copies_done();
+      warpgroup_sync();
+    }
     WarpRowFragments<kMaxHead> f;
     if constexpr (!DeepTiles) {
       copies_done();
@@ -281,13 +393,40 @@ struct QBlockMmaKernel {
       // into buffers no product in flight reads (V(t - 1) is read until step t's end: three V
       // buffers). Every tile of the item is computed (a tile none of the rows sees masks to weights
       // 0), so that issues and waits sit outside branches.
+      // With the producer a step waits for K(tile) and, before P·V(tile - 1), V(tile - 1) in their
+      // rings, and frees each once the warp's products that read it completed.
       const auto next_tile = [&](int tile) {
-        copies_done();
-        if constexpr (kBulkTiles) {
-          if (tile_maps) barriers.wait(stage_of(tile));
+        if constexpr (Producer) {
+          rings.wait_k_full(tiles_before + tile - it.tile_begin);
+          warpgroup_tile_ready();
+        } else {
+          copies_done();
+          if constexpr (kBulkTiles) {
+            if (tile_maps) barriers.wait(stage_of(tile));
+          }
+          team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
+          if (tile + 1 < it.tile_end) stage_pair(tile + 1);
         }
-        team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
-        if (tile + 1 < it.tile_end) stage_pair(tile + 1);
+      };
+      const auto values_in = [&](int tile) {
+        if constexpr (Producer) {
+          rings.wait_v_full(tiles_before + tile - it.tile_begin);
+          warpgroup_tile_ready();
+        }
+      };
+      const auto keys_read = [&](int tile) {
+        if constexpr (Producer) rings.k_read(tiles_before + tile - it.tile_begin, lane == 0);
+      };
+      const auto values_read = [&](int tile) {
+        if constexpr (Producer) rings.v_read(tiles_before + tile - it.tile_begin, lane == 0);
+      };
+      // With the producer the two warpgroups issue their products in turns (WarpgroupTurns).
+      [[maybe_unused]] const WarpgroupTurns turns{warp / kWarpgroupWarps};
+      const auto turn = [&] {
+        if constexpr (Producer) turns.wait();
+      };
+      const auto pass = [&] {
+        if constexpr (Producer) turns.pass();
       };
       if (it.tile_begin < it.tile_end) {
         WarpgroupWeightsOf<kTileKeys> p;
@@ -305,22 +444,31 @@ struct QBlockMmaKernel {
         const auto rescale = [&](bool under_scores) {
           if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);  // first: zeros stay zeros
         };
-        const auto land = [&] {
+        // `landed`: the tile whose P·V lands (none before the item's first).
+        const auto land = [&](int landed) {
           warpgroup_wait<0>(f.o);
+          if (landed >= it.tile_begin) values_read(landed);
           rescale(false);
           warpgroup_weights<Cache>(s, p);
         };
         next_tile(it.tile_begin);
+        turn();
         warpgroup_scores_issue<Cache>(q_tile, k_buffer(it.tile_begin), s);
+        pass();
         warpgroup_wait<0>(s);
+        keys_read(it.tile_begin);
         warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
         const auto step = [&](int tile, auto masked) {
-          land();
+          land(tile - 2);
           next_tile(tile);
+          turn();
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
           rescale(true);
+          values_in(tile - 1);
           warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
+          pass();
           warpgroup_wait<1>(s);
+          keys_read(tile);
           warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
         };
         // Where the logit is the scaled dot product (compiled in), the tiles every row of the block
@@ -338,16 +486,25 @@ struct QBlockMmaKernel {
           for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
         }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
-        land();
+        land(it.tile_end - 2);
         rescale(true);
+        turn();
+        values_in(it.tile_end - 1);
         warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
+        pass();
         warpgroup_wait<0>(f.o);
+        values_read(it.tile_end - 1);
       }
-      team_stage_wait(0);  // the Q rows' copies, where the item had no tile
       if constexpr (kBulkTiles) stages += it.tile_end - it.tile_begin;
       // A warp's wait covers its own share of a product, not the other warps': every warp's last
-      // Q·Kᵀ has read K buffer 0 before store() writes the output rows through it.
-      team.team_barrier();
+      // Q·Kᵀ has read K buffer 0 (with the producer: the warpgroup's Q rows) before store() writes
+      // the output rows through it.
+      if constexpr (Producer) {
+        warpgroup_sync();
+      } else {
+        team_stage_wait(0);  // the Q rows' copies, where the item had no tile
+        team.team_barrier();
+      }
     } else {
       for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
         Cache* const k_tile = k_buffer(tile);
@@ -376,18 +533,22 @@ struct QBlockMmaKernel {
       }
     }
     warp_finish_sums(f);
-    store(team, f, it, tiles, stride, valid_rows - row0);
+    Cache* const out_rows =
+        Producer ? q_tile + (warp % kWarpgroupWarps) * kFragmentRows * stride : tiles + row0 * stride;
+    store(f, it, row0, out_rows, stride, valid_rows - row0);
+    return it.tile_end - it.tile_begin;
   }
 
-  // The warp's rows out: normalised (or, segmented, the partial state as it is).
-  KOKKOS_INLINE_FUNCTION void store(const Member& team, const WarpRowFragments<kMaxHead>& f, const QBlockItem& it,
-                                    Cache* tiles, int stride, int warp_rows) const {
+  // The warp's rows from row0 out: normalised (or, segmented, the partial state as it is); 16-bit
+  // rows through out_rows (its 16 rows of scratch, which no product reads any more).
+  KOKKOS_INLINE_FUNCTION void store(const WarpRowFragments<kMaxHead>& f, const QBlockItem& it, int row0,
+                                    Cache* out_rows_at, int stride, int warp_rows) const {
     const QBlockRows& rows = it.rows;
-    const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
+    const int lane = warp_lane();
     const int head_size = this->head_size();
     if constexpr (!Segmented && sizeof(Out) == 2) {
-      if (rows_out) {  // through the warp's rows of the (first) K tile, which every warp is done reading
-        Out* const out_rows = reinterpret_cast<Out*>(tiles) + row0 * stride;
+      if (rows_out) {
+        Out* const out_rows = reinterpret_cast<Out*>(out_rows_at);
         const float row_scale[2] = {f.state[0].inverse_sum() * args.out_multiplier,
                                     f.state[1].inverse_sum() * args.out_multiplier};
         warp_write_rows(f, row_scale, out_rows, stride, head_size);

@@ -2,10 +2,12 @@
 // comes; GraphLaunches appends it, after the previous one, to a Kokkos graph being captured
 // (paper 6.2), whose replays run the same kernels with the same arguments. Both branch: a call's
 // independent parts run at once. The launch code
-// (part_launch.hpp) is written once against both, and for every backend: Space is the target's.
+// (part_launch.hpp) is written once against both, and for every backend: Space is the target's;
+// a policy may carry its kernel's traits (launch bounds).
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
+#include "kattn/core/graph_launch_bounds.hpp"
 #include "kattn/core/stream_instance.hpp"
 #include "kattn/core/team_scratch_cap.hpp"
 
@@ -23,8 +25,8 @@ struct EagerLaunches {
   EagerLaunches branch(const SideInstance<Space>& side) const { return {side.fork(space)}; }
   void join(const EagerLaunches&, const SideInstance<Space>& side) const { side.join(space); }
 
-  template <class Functor>
-  void operator()(const char* name, const Kokkos::TeamPolicy<Space>& policy, const Functor& functor) const {
+  template <class Functor, class... Traits>
+  void operator()(const char* name, const Kokkos::TeamPolicy<Space, Traits...>& policy, const Functor& functor) const {
     const auto launch = light_weight(policy);
     allow_team_scratch(launch, functor);
     Kokkos::parallel_for(name, launch, functor);
@@ -39,8 +41,8 @@ struct GraphLaunches {
 
   // A graph node's functor is stored by the graph (on CUDA, in device memory): the light-weight
   // hint of eager launches has nothing to avoid here.
-  template <class Functor>
-  void operator()(const char* name, const Kokkos::TeamPolicy<Space>& policy, const Functor& functor) {
+  template <class Functor, class... Traits>
+  void operator()(const char* name, const Kokkos::TeamPolicy<Space, Traits...>& policy, const Functor& functor) {
     allow_team_scratch_in_graph(policy, functor);
     last = last.then_parallel_for(name, policy, functor);
   }

@@ -204,13 +204,16 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   // tensor memory accelerator where the cache's blocks make boxes of kBulkCopyMinBoxRows slots or
   // more (team_bulk_copy.hpp), from maps the offsets kernel writes.
   const int team_warpgroups = plan.warpgroups();
+  const bool producer =
+      plan.register_rows && plan.producer_warpgroup() && plan.deep_tiles &&
+      producer_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign) <= team_scratch_limit<Space>();
   const bool deep_tiles = plan.register_rows && plan.warpgroup_products && plan.deep_tiles &&
                           register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
                                                       team_warpgroups) <= team_scratch_limit<Space>();
   const bool two_warpgroup_tiles = deep_tiles && team_warpgroups == 2;
-  const int box_rows = two_warpgroup_tiles ? cache_tile_box_rows(g.block_size, 2 * kFragmentTileKeys) : 0;
+  const int box_rows = two_warpgroup_tiles || producer ? cache_tile_box_rows(g.block_size, 2 * kFragmentTileKeys) : 0;
   const std::optional<CacheTileMaps> tile_maps =
-      two_warpgroup_tiles && box_rows >= kBulkCopyMinBoxRows
+      ((two_warpgroup_tiles && box_rows >= kBulkCopyMinBoxRows) || (producer && box_rows > 0))
           ? encode_cache_tile_maps<Space>(args.k, args.v, g, 2 * kFragmentTileKeys)
           : std::optional<CacheTileMaps>{};
   CacheTileMaps* const tile_maps_at = tile_maps ? reinterpret_cast<CacheTileMaps*>(base + part.tile_maps_at) : nullptr;
@@ -228,8 +231,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   const Partials partials = Segmented ? part.partials<typename Space::memory_space>(base, g) : Partials{};
   const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
     // A static grid past the most items the part's bounds allow would only start teams that return.
-    LaunchPolicy<Launches> policy(launches.space, static_grid ? std::min(plan.grid_teams, items) : items,
-                                  plan.team_size, plan.vector_length);
+    typename std::decay_t<decltype(kernel)>::Policy policy(
+        launches.space, static_grid ? std::min(plan.grid_teams, items) : items, plan.team_size, plan.vector_length);
     policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
   };
@@ -241,45 +244,47 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       // Llama-class head 128 at compile time, with the call's score features, others as they come;
       // the warpgroup products where the plan chose them and their tile copy takes the cache (else
       // the warps' products), in teams of the plan's warpgroups.
-      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto warpgroups, auto features,
-                                  auto bulk) {
+      const auto launch_mma = [&](auto head_size, auto warpgroup, auto deep, auto warpgroups, auto features, auto bulk,
+                                  auto producer) {
         using Kernel = QBlockMmaKernel<Space, Args, Segmented, decltype(head_size)::value, decltype(warpgroup)::value,
                                        decltype(deep)::value, decltype(warpgroups)::value, decltype(features),
-                                       decltype(bulk)::value>;
+                                       decltype(bulk)::value, decltype(producer)::value>;
         const bool tile_copy =
             decltype(head_size)::value > 0 && Kernel::TileCopy::applies(args.k, args.v, g.head_size, aligned);
         if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, q_blocks, partials, plan.num_segments, static_grid, FastDivisor(g.block_size), aligned,
                       tile_copy, rows_out, args.rules.template compiled_for<decltype(features)>(),
-                      decltype(bulk)::value ? tile_maps_at : nullptr, box_rows},
+                      decltype(bulk)::value || decltype(producer)::value ? tile_maps_at : nullptr, box_rows},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };
       using Head128 = std::integral_constant<int, 128>;
       using One = std::integral_constant<int, 1>;
       using Two = std::integral_constant<int, 2>;
-      const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups, auto bulk) {
+      const auto launch_head128 = [&](auto warpgroup, auto deep, auto warpgroups, auto bulk, auto producer) {
         return with_score_features(args.rules, [&](auto features) {
-          return launch_mma(Head128{}, warpgroup, deep, warpgroups, features, bulk);
+          return launch_mma(Head128{}, warpgroup, deep, warpgroups, features, bulk, producer);
         });
       };
+      using Yes = std::true_type;
+      using No = std::false_type;
       if constexpr (warpgroup_mma_available<Space>()) {
         if (plan.warpgroup_products && g.head_size == kWarpgroupHead) {
-          if (deep_tiles && team_warpgroups == 2)
-            launched = tile_maps ? launch_head128(std::true_type{}, std::true_type{}, Two{}, std::true_type{})
-                                 : launch_head128(std::true_type{}, std::true_type{}, Two{}, std::false_type{});
+          if (producer && tile_maps)
+            launched = launch_head128(Yes{}, Yes{}, Two{}, No{}, Yes{});
+          else if (deep_tiles && team_warpgroups == 2 && !producer)
+            launched = tile_maps ? launch_head128(Yes{}, Yes{}, Two{}, Yes{}, No{})
+                                 : launch_head128(Yes{}, Yes{}, Two{}, No{}, No{});
           else if (team_warpgroups == 1)
-            launched = deep_tiles ? launch_head128(std::true_type{}, std::true_type{}, One{}, std::false_type{})
-                                  : launch_head128(std::true_type{}, std::false_type{}, One{}, std::false_type{});
+            launched = deep_tiles ? launch_head128(Yes{}, Yes{}, One{}, No{}, No{})
+                                  : launch_head128(Yes{}, No{}, One{}, No{}, No{});
         }
       }
       // The warps' products take teams of at most kFragmentMaxWarps (their Q rows load through a tile).
       const bool warps_fit = plan.team_size <= kFragmentMaxWarps;
-      if (!launched && warps_fit && g.head_size == 128)
-        launched = launch_head128(std::false_type{}, std::false_type{}, One{}, std::false_type{});
+      if (!launched && warps_fit && g.head_size == 128) launched = launch_head128(No{}, No{}, One{}, No{}, No{});
       if (!launched && warps_fit)
-        launched = launch_mma(std::integral_constant<int, 0>{}, std::false_type{}, std::false_type{}, One{},
-                              AllScores{}, std::false_type{});
+        launched = launch_mma(std::integral_constant<int, 0>{}, No{}, No{}, One{}, AllScores{}, No{}, No{});
     }
   }
   if (!launched) {

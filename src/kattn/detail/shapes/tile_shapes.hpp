@@ -32,4 +32,13 @@ constexpr int kWarpgroupRows = 64;         // a warpgroup's Q rows: its products
 constexpr int kWarpgroupHead = 128;        // the head size of the products (the P · V width)
 constexpr int kWarpgroupTileAlign = 1024;  // the 128-byte swizzle repeats every 8 rows
 
+// The box rows (cache slots a bulk copy takes: tiles/team_bulk_copy.hpp) for tiles of `tile_keys`
+// keys from a cache of `block_size` slots a block: boxes tile whole 1024-byte swizzle atoms
+// (multiples of 8 rows) and never straddle blocks. 0 where none does.
+KOKKOS_INLINE_FUNCTION constexpr int cache_tile_box_rows(int block_size, int tile_keys) {
+  if (block_size <= 0 || tile_keys <= 0) return 0;
+  if (block_size >= 8 && block_size <= tile_keys && tile_keys % block_size == 0) return block_size;
+  return block_size % tile_keys == 0 ? tile_keys : 0;
+}
+
 }  // namespace kattn

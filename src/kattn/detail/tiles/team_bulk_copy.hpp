@@ -21,6 +21,7 @@
 // Needs sm_90; elsewhere the bodies are empty.
 #pragma once
 
+#include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -41,15 +42,6 @@ struct alignas(64) CacheTileMaps {
   std::uint64_t k[16], v[16];
 };
 
-// The box rows (cache slots a copy takes) for tiles of `tile_keys` keys from a cache of
-// `block_size` slots a block: boxes tile whole 1024-byte swizzle atoms (multiples of 8 rows) and
-// never straddle blocks. 0 where none does.
-KOKKOS_INLINE_FUNCTION constexpr int cache_tile_box_rows(int block_size, int tile_keys) {
-  if (block_size <= 0 || tile_keys <= 0) return 0;
-  if (block_size >= 8 && block_size <= tile_keys && tile_keys % block_size == 0) return block_size;
-  return block_size % tile_keys == 0 ? tile_keys : 0;
-}
-
 // Writes the maps to `to` (global memory, 64-byte aligned) for the copies of later kernels: every
 // thread of one team calls it (the first 32 store).
 template <class Member>
@@ -62,6 +54,16 @@ KOKKOS_INLINE_FUNCTION void publish_cache_tile_maps(const Member& team, const Ca
   });
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
+#endif
+}
+
+// Makes the maps at `maps` (written by an earlier kernel) visible to the calling thread's copies.
+KOKKOS_INLINE_FUNCTION void acquire_cache_tile_maps(const CacheTileMaps* maps) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->k) : "memory");
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->v) : "memory");
+#else
+  (void)maps;
 #endif
 }
 
@@ -78,10 +80,7 @@ struct TileBarriers {
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(at + 8) : "memory");
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
-    if (maps && lane == 0) {
-      asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->k) : "memory");
-      asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->v) : "memory");
-    }
+    if (maps && lane == 0) acquire_cache_tile_maps(maps);
 #else
     (void)maps, (void)warp, (void)lane;
 #endif
@@ -154,6 +153,23 @@ struct TeamBulkTileCopy {
 #else
     (void)k_to, (void)v_to, (void)barriers, (void)stage, (void)block_ids, (void)block_size, (void)first, (void)warp,
         (void)warps, (void)lane;
+#endif
+  }
+
+  // One thread: box b of a tile of K (values: V) into the tile at `to`, slots slot .. slot +
+  // box_rows - 1 of cache block `block`, counted on the barrier at shared address `barrier` (its
+  // arrival, expecting the box's bytes).
+  KOKKOS_INLINE_FUNCTION void copy_block(unsigned to, bool values, unsigned barrier, int b, int slot, int block) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
+                 "r"(2 * unsigned(box_rows) * kBoxRowBytes)
+                 : "memory");
+    const std::uint64_t* map = values ? maps->v : maps->k;
+    const unsigned at = to + unsigned(b * box_rows) * kBoxRowBytes;
+    copy_box(at, map, 0, slot, block, barrier);
+    copy_box(at + kHalfBytes, map, 64, slot, block, barrier);
+#else
+    (void)to, (void)values, (void)barrier, (void)b, (void)slot, (void)block;
 #endif
   }
 

@@ -1,0 +1,184 @@
+// Warpgroup-scope roles of a warp-specialized team on Hopper (sm_90a), FlashAttention-3's layout:
+// a producer warpgroup copies K and V tiles into rings of scratch buffers while consumer
+// warpgroups compute on them, each side waiting only on the buffer it needs next (mbarrier), and
+// the register file is moved from the producer to the consumers (setmaxnreg).
+//
+// TileRings<KSlots, VSlots>: a ring of K buffers and one of V buffers, each buffer with two
+// mbarriers: `full` (its copies have landed: `producers` arrivals a phase, e.g. one a box of the
+// tensor memory accelerator expecting its bytes (TeamBulkTileCopy::copy_block), or the same
+// arrivals made once a warp's cp.async copies are in) and `empty` (every consumer warp has read
+// it: one arrival a warp, from one lane, after the products that read it completed).
+// The n-th tile of a ring (n counted alike by both sides across the team's items) goes into slot
+// n mod Slots and completes phase n / Slots of its barriers: consumers wait for `full` with that
+// phase's parity, the producer for `empty` with the parity before it, which a fresh barrier passes
+// (slots start empty).
+//
+// Contract: init by one thread, then a team barrier before any other use; afterwards no team
+// barrier (the roles run their own loops): a consumer warpgroup syncs its own warps with
+// warpgroup_barrier. A consumer that reads a filled buffer through the tensor cores calls
+// warpgroup_tile_ready() after its wait (the copies are the generic proxy's writes).
+// warpgroup_registers<N>() moves a whole warpgroup to N registers a thread (a multiple of 8, 24
+// to 256): the kernel must be compiled with a known register count at entry (launch bounds with a
+// minimum of one block an SM, Kokkos::LaunchBounds<threads, 1>), and the team's warpgroups may
+// together ask for no more than the register file (65,536) at once. Barriers are 8-byte words of
+// team scratch. On other targets the bodies are empty: the planner takes these kernels on sm_90a only.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+
+namespace kattn {
+
+// The barrier at shared address `barrier` expects `count` arrivals a phase.
+KOKKOS_INLINE_FUNCTION void pipeline_init(unsigned barrier, int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(barrier), "r"(count) : "memory");
+#else
+  (void)barrier, (void)count;
+#endif
+}
+
+// Returns once the phase of parity `parity` of the barrier has completed. The spin is one asm
+// statement, as CUTLASS's barrier waits are: no branch of the caller's code for the warpgroup
+// products that follow to reconverge after.
+// Each try suspends the thread until the phase completes or up to kSuspendNs pass (CUTLASS's
+// hint), so that a waiting warp does not take issue slots from the others by spinning.
+KOKKOS_INLINE_FUNCTION void pipeline_wait(unsigned barrier, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr unsigned kSuspendNs = 0x989680;
+  asm volatile(
+      "{\n.reg .pred done;\nkattn_wait:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1, %2;\n@!done bra "
+      "kattn_wait;\n}\n" ::"r"(barrier),
+      "r"(parity), "r"(kSuspendNs)
+      : "memory");
+#else
+  (void)barrier, (void)parity;
+#endif
+}
+
+// One arrival on the barrier where `arrive` (one lane of a warp, say), releasing this thread's
+// earlier accesses; predicated, not branched around.
+KOKKOS_INLINE_FUNCTION void pipeline_arrive(unsigned barrier, bool arrive) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n" ::"r"(barrier),
+      "r"(int(arrive))
+      : "memory");
+#else
+  (void)barrier, (void)arrive;
+#endif
+}
+
+// Sets this warpgroup's registers a thread to Registers (more: .inc, which waits until the
+// register file has them; fewer: .dec). Every thread of the warpgroup calls it together.
+template <int Registers, bool More>
+KOKKOS_INLINE_FUNCTION void warpgroup_registers() {
+  static_assert(Registers % 8 == 0 && Registers >= 24 && Registers <= 256, "setmaxnreg's range");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (More)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
+  else
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Registers));
+#endif
+}
+
+// Ends the calling thread's role in a warp-specialized team for good: it leaves the kernel rather
+// than return into the loop over league ranks that Kokkos' CUDA TeamPolicy runs around the functor
+// (a block a rank: the loop runs once). With setmaxnreg inside that loop ptxas serializes every
+// wgmma of the kernel (C7512; on the producer probe of 2026-11-28 the loop's back edge, deleted from
+// the PTX, took it away). Traps where a block would have to run another rank (a grid sized
+// otherwise) rather than leave that rank undone. A thread with copies in flight waits for them first.
+KOKKOS_INLINE_FUNCTION void warpgroup_role_exit(int league_size) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if (int(gridDim.x) < league_size) __trap();
+  asm volatile("exit;" ::: "memory");
+#else
+  (void)league_size;
+#endif
+}
+
+// A barrier of the 128 threads of one warpgroup: named barrier `id` (1 or 2 for the rows, 5 for the
+// producer; Kokkos' team barrier is 0, WarpgroupTurns' 3 and 4), every thread of that warpgroup and no other calls it with the same id.
+KOKKOS_INLINE_FUNCTION void warpgroup_barrier(int id) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("bar.sync %0, 128;" ::"r"(id) : "memory");
+#else
+  (void)id;
+#endif
+}
+
+// Turns of the two warpgroups of rows (FlashAttention-3's ping-pong): each issues its tensor-core
+// products only in its turn and passes the turn on right after, so that one's softmax runs while
+// the other's products hold the tensor cores. Named barriers 3 and 4 of both warpgroups' 256
+// threads: warpgroup g waits at 3 + g, the other arrives there. start() gives warpgroup 0 the
+// first turn; every thread of both calls it once, then wait() and pass() around each issue,
+// equally often in both (the last pass is left pending at the kernel's end).
+struct WarpgroupTurns {
+  int warpgroup;  // 0 or 1 among the warpgroups of rows
+
+  KOKKOS_INLINE_FUNCTION void start() const {
+    if (warpgroup == 1) arrive(3);
+  }
+  KOKKOS_INLINE_FUNCTION void wait() const { sync(3 + warpgroup); }
+  KOKKOS_INLINE_FUNCTION void pass() const { arrive(4 - warpgroup); }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static void sync(int id) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("bar.sync %0, 256;" ::"r"(id) : "memory");
+#else
+    (void)id;
+#endif
+  }
+  KOKKOS_INLINE_FUNCTION static void arrive(int id) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("bar.arrive %0, 256;" ::"r"(id) : "memory");
+#else
+    (void)id;
+#endif
+  }
+};
+
+template <int KSlots, int VSlots>
+struct TileRings {
+  static constexpr int kBarriers = 2 * (KSlots + VSlots);
+  static constexpr int kBytes = 8 * kBarriers;
+
+  unsigned base;  // shared address of the barriers: K full, K empty, V full, V empty, a slot each
+
+  KOKKOS_INLINE_FUNCTION static int k_slot(int n) { return n % KSlots; }
+  KOKKOS_INLINE_FUNCTION static int v_slot(int n) { return n % VSlots; }
+
+  // One thread: `producers` arrivals fill each tile, `consumers` warps read it.
+  KOKKOS_INLINE_FUNCTION void init(int producers, int consumers) const {
+    for (int s = 0; s < KSlots; ++s) {
+      pipeline_init(k_full(s), producers);
+      pipeline_init(k_empty(s), consumers);
+    }
+    for (int s = 0; s < VSlots; ++s) {
+      pipeline_init(v_full(s), producers);
+      pipeline_init(v_empty(s), consumers);
+    }
+  }
+
+  // Producer: wait until K (V) tile n's slot is free; the `full` barrier its copies arrive on.
+  KOKKOS_INLINE_FUNCTION void wait_k_free(int n) const { pipeline_wait(k_empty(k_slot(n)), parity(n, KSlots) ^ 1u); }
+  KOKKOS_INLINE_FUNCTION void wait_v_free(int n) const { pipeline_wait(v_empty(v_slot(n)), parity(n, VSlots) ^ 1u); }
+  KOKKOS_INLINE_FUNCTION unsigned k_full_barrier(int n) const { return k_full(k_slot(n)); }
+  KOKKOS_INLINE_FUNCTION unsigned v_full_barrier(int n) const { return v_full(v_slot(n)); }
+
+  // Consumer: wait until K (V) tile n is in; after the products that read it completed, free it
+  // (`arrive`: one lane a warp).
+  KOKKOS_INLINE_FUNCTION void wait_k_full(int n) const { pipeline_wait(k_full(k_slot(n)), parity(n, KSlots)); }
+  KOKKOS_INLINE_FUNCTION void wait_v_full(int n) const { pipeline_wait(v_full(v_slot(n)), parity(n, VSlots)); }
+  KOKKOS_INLINE_FUNCTION void k_read(int n, bool arrive) const { pipeline_arrive(k_empty(k_slot(n)), arrive); }
+  KOKKOS_INLINE_FUNCTION void v_read(int n, bool arrive) const { pipeline_arrive(v_empty(v_slot(n)), arrive); }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static unsigned parity(int n, int slots) { return unsigned(n / slots) & 1u; }
+  KOKKOS_INLINE_FUNCTION unsigned k_full(int s) const { return base + 8u * unsigned(s); }
+  KOKKOS_INLINE_FUNCTION unsigned k_empty(int s) const { return base + 8u * unsigned(KSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned v_full(int s) const { return base + 8u * unsigned(2 * KSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned v_empty(int s) const { return base + 8u * unsigned(2 * KSlots + VSlots + s); }
+};
+
+}  // namespace kattn
