@@ -13,14 +13,22 @@
 
 namespace kattn::test {
 
+// Runs `problem` on Space with the forced variant and compares with `reference`, the oracle's
+// output for it (computed once where one problem runs under several options).
+template <class Space = ExecutionSpace>
+void expect_matches_reference(const HostProblem& problem, const std::vector<double>& reference,
+                              const AttentionOptions& options) {
+  const ProblemRun run = run_problem<Space>(problem, options);
+  EXPECT_EQ(run.plan.variant, *options.variant);
+  const Comparison c = compare_to_reference(run.out, reference, problem);
+  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
+                          << c.max_rel_error;
+}
+
 // Runs `problem` on Space with the forced variant and compares with the oracle.
 template <class Space = ExecutionSpace>
 void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& options) {
-  const ProblemRun run = run_problem<Space>(problem, options);
-  EXPECT_EQ(run.plan.variant, *options.variant);
-  const Comparison c = compare_to_reference(run.out, oracle_attention(problem), problem);
-  EXPECT_TRUE(c.passed()) << c.failures << " elements off; max abs error " << c.max_abs_error << ", max rel error "
-                          << c.max_rel_error;
+  expect_matches_reference<Space>(problem, oracle_attention(problem), options);
 }
 
 // A mixed batch: decode with context, chunked prefill with context, prefill without context
