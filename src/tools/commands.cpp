@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
                        "also write the whole report to this JSON file (--json: deprecated alias)");
   simulate->add_option("--write-trace", sim_options.write_trace_path, "also write the simulated trace (trace format)");
   simulate->add_option("--predict", sim_options.predict_arch,
-                       "ARCH (h100, a100, mi300, mi250, cpu) or a parameter file: predict each step's attention "
+                       "ARCH (h100, h200, a100, mi300, mi250, cpu) or a parameter file: predict each step's attention "
                        "with the hardware model (docs/hardware-model.md) instead of running the kernels");
   simulate
       ->add_flag("--graph-replay", sim_options.graph_replay,
