@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <vector>
 
 namespace kattn::test {
@@ -34,6 +35,14 @@ void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& o
 // A mixed batch: decode with context, chunked prefill with context, prefill without context
 // (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
 inline std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
+
+// The teams of warps a test forces on a device backend; a host backend runs the plan's own team
+// (0: none forced), once. A host team is threads whose barriers spin, and on a busy 2-core machine
+// (two ctest jobs of two OpenMP threads each, or a build beside them) the barriers of a tile a
+// team had stalled the large-cache test past its 600 s (CI, 2026-11-29).
+inline std::vector<int> device_team_sizes(std::initializer_list<int> sizes) {
+  return device_backend() ? std::vector<int>(sizes) : std::vector<int>{0};
+}
 
 inline AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3) {
   AttentionOptions options;

@@ -17,6 +17,7 @@
 namespace kattn {
 namespace {
 
+using test::device_team_sizes;
 using test::expect_matches_oracle;
 using test::expect_matches_reference;
 using test::forced;
@@ -130,14 +131,15 @@ TEST_P(KernelEdgeCases, WideQBlocks) {
 // diagonal inside a tile, a chunk whose rows start mid-tile, a decode, a prefill past several
 // tiles, a Q block of 3 valid tokens; static grids of 3 teams, so that a team's rings run on
 // across items, and 4 segments, so that the early Q blocks' later segments are empty); elsewhere
-// whatever the plan fits. Short enough for the host variants under the sanitizers (CI's debug preset).
+// whatever the plan fits (the host: its own team, device_team_sizes). Short enough for the host
+// variants under the sanitizers (CI's debug preset).
 TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
-  for (const int team_size : {8, 12}) {
+  for (const int team_size : device_team_sizes({8, 12})) {
     for (const DType dtype : {DType::fp16, DType::bf16}) {
       BatchSpec spec = llama_spec(dtype, {{300, 101}, {129, 1}, {300, 300}, {67, 35}});
       spec.seed = 31;
       AttentionOptions options = forced(GetParam(), 0, 4);
-      options.team_size = team_size;
+      if (team_size > 0) options.team_size = team_size;
       if (is_static_grid(GetParam())) options.grid_teams = 3;
       SCOPED_TRACE(team_size);
       expect_matches_oracle(generate_batch(spec), options);
@@ -148,7 +150,7 @@ TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
 // Teams of 8 and 12 warps over caches of 16 to 128 slots a block: on sm_90a the warpgroups' whole
 // tiles come by the tensor memory accelerator (team_bulk_copy.hpp; the 12's producer through its
 // rings) and each sequence's last, partial tile by rows (a 700-token prefill: 5 whole tiles, then
-// 60 keys); elsewhere whatever the plan fits. Two KV heads of 4 query heads each (llama-3-8b's
+// 60 keys); elsewhere whatever the plan fits (the host: its own team). Two KV heads of 4 query heads each (llama-3-8b's
 // ratio and head size) and one oracle a block size keep the host variants under the sanitizers'
 // time limit.
 TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
@@ -161,10 +163,10 @@ TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
     spec.seed = 33;
     const HostProblem problem = generate_batch(spec);
     const std::vector<double> reference = oracle_attention(problem);
-    for (const int team_size : {8, 12})
+    for (const int team_size : device_team_sizes({8, 12}))
       for (const Variant variant : {Variant::qblock, Variant::segmented}) {
         AttentionOptions options = forced(variant, 0, 2);
-        options.team_size = team_size;
+        if (team_size > 0) options.team_size = team_size;
         SCOPED_TRACE(::testing::Message()
                      << "block " << block_size << " team " << team_size << " " << to_string(variant));
         expect_matches_reference(problem, reference, options);
@@ -173,7 +175,8 @@ TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
 }
 
 // Teams of 8 and 12 warps on K/V rows that the warpgroups' tile copy does not take (a head stride
-// of 129 elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks.
+// of 129 elements: no row 16-byte aligned): the portable kernel on the plan's Q blocks (the host:
+// its own team).
 TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
   BatchSpec spec;
   spec.model = model_by_name("llama-3-8b");
@@ -194,9 +197,9 @@ TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
   Kokkos::deep_copy(v, d.inputs.v_cache);
   d.inputs.k_cache = k;
   d.inputs.v_cache = v;
-  for (const int team_size : {8, 12}) {
+  for (const int team_size : device_team_sizes({8, 12})) {
     AttentionOptions options = forced(Variant::qblock);
-    options.team_size = team_size;
+    if (team_size > 0) options.team_size = team_size;
     attention(d.inputs, d.params, d.out, options);
     const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
     EXPECT_TRUE(c.passed()) << team_size << " warps: " << c.failures << " elements off; max abs error "
