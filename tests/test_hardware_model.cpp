@@ -1,8 +1,10 @@
 // The hardware model (docs/hardware-model.md): monotonicity, wave quantisation, occupancy and item
 // latency, mixed batches as two launches, parameter-file errors, `kattn model calibrate` on either
 // timing, and `kattn simulate --predict` on this build.
+#include "kattn/core/arch.hpp"
 #include "kattn/core/error.hpp"
 #include "kattn/detail/shapes/tile_shapes.hpp"
+#include "kattn/io/builtin_data.hpp"
 #include "kattn/io/json_file.hpp"
 #include "kattn/simulation/hardware_model.hpp"
 #include "run_cli.hpp"
@@ -12,6 +14,11 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace kattn::model {
 namespace {
@@ -32,14 +39,22 @@ BatchShape prefill(int n, int len) {
   return b;
 }
 
+// Every built-in parameter file: each architecture's, and the H200's, which models the h100 build.
 TEST(HardwareModel, EveryShippedParameterFileLoads) {
-  for (const char* arch : {"h100", "a100", "mi300", "mi250", "cpu"}) {
-    const HardwareModel hw = load_hardware_model(data_file(arch));
-    EXPECT_EQ(hw.arch, arch);
+  const std::vector<std::string> names = builtin_data_names("data/hardware/models");
+  for (const char* name : {"h100", "h200", "a100", "mi300", "mi250", "cpu"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  for (const std::string& name : names) {
+    const HardwareModel hw = load_hardware_model(data_file(name));
+    EXPECT_TRUE(std::any_of(std::begin(kArchTable), std::end(kArchTable),
+                            [&](const ArchTraits& row) { return hw.arch == row.name; }))
+        << name << ": arch " << hw.arch;
     EXPECT_GT(hw.memory_gb_per_s, 0);
-    EXPECT_GT(predict_us(decodes(4, 1000), hw), hw.host_us) << arch;
+    EXPECT_GT(predict_us(decodes(4, 1000), hw), hw.host_us) << name;
   }
-  EXPECT_NE(load_hardware_model(data_file("h100")).provenance.find("calibrated"), std::string::npos);
+  EXPECT_EQ(load_hardware_model(data_file("h200")).arch, "h100");
+  for (const char* calibrated : {"h100", "h200"})
+    EXPECT_NE(load_hardware_model(data_file(calibrated)).provenance.find("calibrated"), std::string::npos);
   EXPECT_NE(load_hardware_model(data_file("mi300")).provenance.find("assumed"), std::string::npos);
 }
 
