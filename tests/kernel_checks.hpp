@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <optional>
 #include <vector>
 
 namespace kattn::test {
@@ -36,12 +37,13 @@ void expect_matches_oracle(const HostProblem& problem, const AttentionOptions& o
 // (query_len = seq_len), decode with empty context, and a sequence with no new tokens.
 inline std::vector<SequenceShape> mixed_sequences() { return {{37, 1}, {50, 17}, {23, 23}, {1, 1}, {12, 0}}; }
 
-// The teams of warps a test forces on a device backend; a host backend runs the plan's own team
-// (0: none forced), once. A host team is threads whose barriers spin, and on a busy 2-core machine
-// (two ctest jobs of two OpenMP threads each, or a build beside them) the barriers of a tile a
-// team had stalled the large-cache test past its 600 s (CI, 2026-11-29).
-inline std::vector<int> device_team_sizes(std::initializer_list<int> sizes) {
-  return device_backend() ? std::vector<int>(sizes) : std::vector<int>{0};
+// The teams of warps a test forces on a device backend (AttentionOptions::team_size); a host
+// backend runs the plan's own team (none forced), once. A host team is threads whose barriers
+// spin, and on a busy 2-core machine (two ctest jobs of two OpenMP threads each, or a build beside
+// them) the barriers of a tile a team had stalled the large-cache test past its 600 s (CI, 2026-11-29).
+inline std::vector<std::optional<int>> device_team_sizes(std::initializer_list<int> sizes) {
+  if (!device_backend()) return {std::nullopt};
+  return std::vector<std::optional<int>>(sizes.begin(), sizes.end());
 }
 
 inline AttentionOptions forced(Variant variant, int tile_size = 0, int num_segments = 3) {

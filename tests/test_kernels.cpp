@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <tuple>
@@ -145,11 +146,11 @@ TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
     spec.seed = 31;
     const HostProblem problem = generate_batch(spec);
     const std::vector<double> reference = oracle_attention(problem);
-    for (const int team_size : device_team_sizes({8, 12})) {
+    for (const std::optional<int> team_size : device_team_sizes({8, 12})) {
       AttentionOptions options = forced(GetParam(), 0, 4);
-      if (team_size > 0) options.team_size = team_size;
+      options.team_size = team_size;
       if (is_static_grid(GetParam())) options.grid_teams = 3;
-      SCOPED_TRACE(::testing::Message() << to_string(dtype) << " team " << team_size);
+      SCOPED_TRACE(::testing::Message() << to_string(dtype) << " team " << team_size.value_or(0));
       expect_matches_reference(problem, reference, options);
     }
   }
@@ -170,12 +171,12 @@ TEST(KernelTeamsOfEightWarps, LargeCacheBlocksMatchOracle) {
     spec.seed = 33;
     const HostProblem problem = generate_batch(spec);
     const std::vector<double> reference = oracle_attention(problem);
-    for (const int team_size : device_team_sizes({8, 12}))
+    for (const std::optional<int> team_size : device_team_sizes({8, 12}))
       for (const Variant variant : {Variant::qblock, Variant::segmented}) {
         AttentionOptions options = forced(variant, 0, 2);
-        if (team_size > 0) options.team_size = team_size;
+        options.team_size = team_size;
         SCOPED_TRACE(::testing::Message()
-                     << "block " << block_size << " team " << team_size << " " << to_string(variant));
+                     << "block " << block_size << " team " << team_size.value_or(0) << " " << to_string(variant));
         expect_matches_reference(problem, reference, options);
       }
   }
@@ -204,12 +205,13 @@ TEST(KernelTeamsOfEightWarps, CacheRowsOffTheTileCopyMatchOracle) {
   Kokkos::deep_copy(v, d.inputs.v_cache);
   d.inputs.k_cache = k;
   d.inputs.v_cache = v;
-  for (const int team_size : device_team_sizes({8, 12})) {
+  const std::vector<double> reference = oracle_attention(p);
+  for (const std::optional<int> team_size : device_team_sizes({8, 12})) {
     AttentionOptions options = forced(Variant::qblock);
-    if (team_size > 0) options.team_size = team_size;
+    options.team_size = team_size;
     attention(d.inputs, d.params, d.out, options);
-    const Comparison c = compare_to_reference(download_out(d.out), oracle_attention(p), p);
-    EXPECT_TRUE(c.passed()) << team_size << " warps: " << c.failures << " elements off; max abs error "
+    const Comparison c = compare_to_reference(download_out(d.out), reference, p);
+    EXPECT_TRUE(c.passed()) << team_size.value_or(0) << " warps: " << c.failures << " elements off; max abs error "
                             << c.max_abs_error;
   }
 }
