@@ -9,8 +9,10 @@
 // oracle (the GPU tests and `kattn validate` judge the kernels); a case whose output holds a NaN or
 // an infinity is marked, and a checksum of the output (the mean of |x| and of x weighted by its
 // index mod 7) lets two binaries' A/B compare their values. Usage: kattn_prefill_probe [runs
-// [warmup]] (default 40 and 10), the cache's block size from KATTN_PROBE_BLOCK_SIZE (default 16);
-// a line a case and team size, "case/tN team T mean M median D min L sum A W", N the team size
+// [warmup]] (default 40 and 10), the cache's block size from KATTN_PROBE_BLOCK_SIZE (default 16),
+// and, where set, the variant from KATTN_PROBE_VARIANT and the grid of static variants from
+// KATTN_PROBE_GRID_TEAMS (teams resident for the whole call, each a stream of items); a line a case
+// and team size, "case/tN team T mean M median D min L sum A W", N the team size
 // asked (0: the table's).
 #include "kattn/attention.hpp"
 #include "kattn/batch/batch_metadata.hpp"
@@ -56,6 +58,8 @@ int main(int argc, char** argv) {
   const int runs = argc > 1 ? std::atoi(argv[1]) : 40, warmup = argc > 2 ? std::atoi(argv[2]) : 10;
   const char* block_size_env = std::getenv("KATTN_PROBE_BLOCK_SIZE");
   const int block_size = block_size_env ? std::atoi(block_size_env) : 16;
+  const char* variant_env = std::getenv("KATTN_PROBE_VARIANT");
+  const char* grid_teams_env = std::getenv("KATTN_PROBE_GRID_TEAMS");
   using kattn::fp16_t;
   for (const ProbeCase& c : probe_cases()) {
     kattn::BatchSpec spec;
@@ -70,6 +74,8 @@ int main(int argc, char** argv) {
     for (int team_size : {0, 4, 8, 12}) {
       kattn::AttentionOptions options;
       if (team_size) options.team_size = team_size;
+      if (variant_env) options.variant = kattn::parse_variant(variant_env);
+      if (grid_teams_env) options.grid_teams = std::atoi(grid_teams_env);
       const kattn::AttentionPlan plan =
           kattn::plan_attention(problem.inputs, problem.params, batch, kattn::Workspace::instance(), options);
       const kattn::cli::Timing t = kattn::cli::time_enqueued(kattn::ExecutionSpace(), warmup, runs, [&] {
