@@ -926,6 +926,88 @@ TEST(TileRings, BoxedTilesReachTheConsumersSlotAfterSlot) {
   }
 }
 
+// The producer's rows warp through a ring, as it fills the two-warpgroup prefill's Q buffers: item
+// n's rows (the first count(n) of 64, zeros past them) staged by cp.async (warpgroup_stage_rows,
+// one warp for the warpgroup's four) into slot n mod 2, arriving on the slot's `full` barrier once
+// its copies land (pipeline_arrive_on_copies) and, from lane 0, once the item's number is written
+// beside them; a warpgroup of consumers waits for each, reads the rows back through the products'
+// layout and the number, and frees the slot. 5 items over 2 slots, so that the phases turn.
+struct RingedRowCopies {
+  static constexpr int kRows = kWarpgroupRows, kSlotElements = kRows * kWarpgroupHead;
+  using Rings = TileRings<0, 0, 2>;
+  static constexpr std::size_t kBytes = 2 * kSlotElements * sizeof(fp16_t) + Rings::kBytes + 2 * sizeof(int);
+  static constexpr std::size_t kScratchBytes = kBytes + kWarpgroupTileAlign;
+  Kokkos::View<fp16_t***, Kokkos::LayoutRight, test::Memory> rows;  // [item][row][head element]
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> rows_out;
+  Kokkos::View<int*, test::Memory> items_out;
+
+  KOKKOS_INLINE_FUNCTION static int count(int n) { return kRows - 9 * n; }
+  static float value(int n, int r, int d) { return float((n * kRows + r) * 3 % 251) - float(d % 7); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+#if defined(__CUDA_ARCH__)
+    auto* slots = static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(kBytes, kWarpgroupTileAlign));
+    const Rings rings{unsigned(__cvta_generic_to_shared(slots + 2 * kSlotElements))};
+    int* const handed = reinterpret_cast<int*>(reinterpret_cast<char*>(slots + 2 * kSlotElements) + Rings::kBytes);
+    const int warp = team.team_rank(), lane = warp_lane(), items = int(rows.extent(0));
+    if (warp == 0 && lane == 0) rings.init(0, kWarpgroupWarps, 32 + 1);
+    team.team_barrier();
+    if (warp == 0) {
+      for (int n = 0; n < items; ++n) {
+        rings.wait_q_free(n);
+        for (int w = 0; w < kWarpgroupWarps; ++w)
+          warpgroup_stage_rows<fp16_t>([&](int r) { return &rows(n, r, 0); }, count(n),
+                                       slots + Rings::q_slot(n) * kSlotElements, w, lane);
+        pipeline_arrive_on_copies(rings.q_full_barrier(n));
+        if (lane == 0) handed[Rings::q_slot(n)] = 100 + n;
+        pipeline_arrive(rings.q_full_barrier(n), lane == 0);
+      }
+    } else if (warp >= kWarpgroupWarps) {
+      const int thread = (warp - kWarpgroupWarps) * 32 + lane;
+      for (int n = 0; n < items; ++n) {
+        rings.wait_q_full(n);
+        const fp16_t* slot = slots + Rings::q_slot(n) * kSlotElements;
+        for (int i = thread; i < kSlotElements; i += kWarpgroupWarps * 32) {
+          const int r = i / kWarpgroupHead, d = i % kWarpgroupHead;
+          rows_out(n, r, d) = to_float(slot[warpgroup_tile_offset<kRows>(r, d) / 2]);
+        }
+        if (thread == 0) items_out(n) = handed[Rings::q_slot(n)];
+        __syncwarp();
+        rings.q_read(n, lane == 0);
+      }
+    }
+#else
+    (void)team;
+#endif
+  }
+};
+
+TEST(TileRings, CopiedRowsReachTheConsumersSlotAfterSlot) {
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the rings need an sm_90a build";
+  constexpr int kItems = 5, kRows = RingedRowCopies::kRows;
+  const RingedRowCopies copies{decltype(RingedRowCopies::rows)("rows", kItems, kRows, kWarpgroupHead),
+                               decltype(RingedRowCopies::rows_out)("rows_out", kItems, kRows, kWarpgroupHead),
+                               decltype(RingedRowCopies::items_out)("items_out", kItems)};
+  auto host_rows = Kokkos::create_mirror_view(copies.rows);
+  for (int n = 0; n < kItems; ++n)
+    for (int r = 0; r < kRows; ++r)
+      for (int d = 0; d < kWarpgroupHead; ++d) host_rows(n, r, d) = from_float<fp16_t>(RingedRowCopies::value(n, r, d));
+  Kokkos::deep_copy(copies.rows, host_rows);
+  test::Policy policy(1, 2 * kWarpgroupWarps, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(RingedRowCopies::kScratchBytes));
+  allow_team_scratch(policy, copies);
+  Kokkos::parallel_for(policy, copies);
+  const auto out = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.rows_out);
+  const auto items = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.items_out);
+  for (int n = 0; n < kItems; ++n) {
+    EXPECT_EQ(items(n), 100 + n);
+    for (int r = 0; r < kRows; ++r)
+      for (int d = 0; d < kWarpgroupHead; ++d)
+        ASSERT_EQ(out(n, r, d), r < RingedRowCopies::count(n) ? RingedRowCopies::value(n, r, d) : 0.0f)
+            << "item " << n << " row " << r << " d " << d;
+  }
+}
+
 // The bulk copies' box rows: a box a block where blocks divide the tile (in whole 8-row swizzle
 // atoms), a box a tile where blocks are multiples of it, none otherwise, nor without a tile (a plan
 // of no warpgroups asks with 0 keys).

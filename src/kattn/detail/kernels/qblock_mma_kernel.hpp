@@ -19,7 +19,9 @@
 // read: twice the products and softmax a step for the same barrier, copies and fixed latencies.
 // With a producer warpgroup beside them (Producer: 12 warps, FlashAttention-3's warp
 // specialization) the copies leave the rows' warps: the producer fills rings of K and V tiles by
-// the tensor memory accelerator and the rows wait on the tile they need, with no team barrier.
+// the tensor memory accelerator, and a ring of two Q buffers with the next items' Q rows and work
+// items, so that an item starts without a read of its own; the rows wait on the buffer they need,
+// with no team barrier.
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
@@ -38,9 +40,10 @@ namespace kattn {
 // kWarpgroupHead, 4 warps a warpgroup, tile_copy). DeepTiles: two K and three V tiles and the Q rows apart
 // (register_rows_scratch_bytes' deep), a type of its own so that the other kernels stay as they are.
 // Warpgroups: the team's warpgroups of rows (deep only), each 64 rows; tiles take 64 keys a
-// warpgroup. Producer: a warpgroup more (the team's first) that only copies the K and V tiles into
-// rings (warpgroup_pipeline.hpp), FlashAttention-3's warp specialization: the two of rows wait on
-// the tile they need, not on a team barrier a step, and take the producer's registers.
+// warpgroup. Producer: a warpgroup more (the team's first) that only copies the K and V tiles and
+// the items' Q rows into rings (warpgroup_pipeline.hpp), FlashAttention-3's warp specialization:
+// the two of rows wait on the buffer they need, not on a team barrier a step, and take the
+// producer's registers.
 // Features: the score features compiled in (score_rules.hpp; at least args.rules' used ones).
 template <class Space, class Args, bool Segmented, int HeadSize = 0, bool Warpgroup = false, bool DeepTiles = false,
           int Warpgroups = 1, class Features = AllScores, bool BulkTiles = false, bool Producer = false>
@@ -56,8 +59,12 @@ struct QBlockMmaKernel {
   using Policy = std::conditional_t<Producer, Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamThreads, 1>>,
                                     Kokkos::TeamPolicy<Space>>;
   using Member = typename Policy::member_type;
-  using Rings = TileRings<kProducerKSlots, kProducerVSlots>;
+  using Rings = TileRings<kProducerKSlots, kProducerVSlots, kProducerQSlots>;
   static_assert(Rings::kBytes == kProducerBarrierBytes, "scratch_layout.hpp sizes the rings' barriers");
+  static_assert(sizeof(QBlockItem) <= kProducerItemBytes, "scratch_layout.hpp sizes a Q slot's work item");
+  // A Q buffer is full once each lane of the producer's rows warp has its copies in and its lane 0
+  // has written the work item beside them.
+  static constexpr int kQRowArrivals = 32 + 1;
   using Cache = typename Args::cache_type;
   using Out = typename Args::out_type;
   static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
@@ -133,29 +140,36 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION int head_size() const { return HeadSize > 0 ? HeadSize : args.head_size; }
 
   // The warp-specialized team: its producer warpgroup (warps 0-3) and its two of rows (4-11) each
-  // run the team's items in the same order and count the tiles of both rings alike.
+  // run the team's items in the same order and count the tiles and items of the rings alike.
   KOKKOS_INLINE_FUNCTION void run_roles(const Member& team) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int buffers = kProducerKSlots + kProducerVSlots + 1;
-    auto* tiles = static_cast<Cache*>(
-        team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(kWarpgroupHead) + Rings::kBytes, kTileAlign));
-    const Rings rings{unsigned(__cvta_generic_to_shared(tiles + buffers * kTileKeys * fragment_tile_stride(kMaxHead)))};
-    if (team.team_rank() == 0 && warp_lane() == 0) rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps);
+    constexpr int buffers = kProducerKSlots + kProducerVSlots + kProducerQSlots;
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(
+        buffers * tile_bytes(kWarpgroupHead) + Rings::kBytes + kProducerQSlots * kProducerItemBytes, kTileAlign));
+    Cache* const past_buffers = tiles + buffers * kTileKeys * fragment_tile_stride(kMaxHead);
+    const Rings rings{unsigned(__cvta_generic_to_shared(past_buffers))};
+    // The Q slots' work items, past the barriers: the rows read theirs from the producer.
+    QBlockItem* const handed = reinterpret_cast<QBlockItem*>(reinterpret_cast<char*>(past_buffers) + Rings::kBytes);
+    if (team.team_rank() == 0 && warp_lane() == 0)
+      rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps, kQRowArrivals);
     if (team.team_rank() == 0 && warp_lane() == 0) acquire_cache_tile_maps(tile_maps);
     team.team_barrier();  // the last one: the roles run their own loops
     const int items = qblock_num_items(args, q_blocks, num_segments);
     const int item_step = static_grid ? team.league_size() : items;  // a grid for the most Q blocks: one each
-    int tiles_before = 0, stages = 0;
+    int tiles_before = 0, items_before = 0, stages = 0;
     if (team.team_rank() < kWarpgroupWarps) {
       warpgroup_registers<kProducerRegisters, false>();
-      if (team.team_rank() < 2)  // warps 2 and 3 only hand over their registers
+      if (team.team_rank() < 2)
         for (int item = team.league_rank(); item < items; item += item_step)
           tiles_before += produce(team, tiles, rings, items - 1 - item, tiles_before);
+      else if (team.team_rank() == 2)  // warp 3 only hands over its registers
+        for (int item = team.league_rank(); item < items; item += item_step)
+          produce_rows(tiles, rings, handed, items - 1 - item, items_before++);
     } else {
       warpgroup_registers<kRowsRegisters, true>();
       WarpgroupTurns{team.team_rank() / kWarpgroupWarps - 1}.start();
       for (int item = team.league_rank(); item < items; item += item_step)
-        tiles_before += process(team, tiles, items - 1 - item, stages, rings, tiles_before);
+        tiles_before += process(team, tiles, items - 1 - item, stages, rings, tiles_before, items_before++, handed);
     }
     warpgroup_role_exit(team.league_size());
 #else
@@ -212,10 +226,41 @@ struct QBlockMmaKernel {
 #endif
   }
 
-  // One item; with the producer, `tiles_before` counts the rings' earlier tiles. Gives its tiles.
-  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, const Rings& rings = {},
-                                     int tiles_before = 0) const {
+  // The producer's rows warp: item n's Q rows into Q buffer n (both warpgroups' 64, each in the
+  // products' layout as warpgroup_stage_rows lays it out), the work item beside them; its lanes
+  // arrive once their copies land, its lane 0 once the item is written.
+  KOKKOS_INLINE_FUNCTION void produce_rows(Cache* tiles, const Rings& rings, QBlockItem* handed, int item,
+                                           int n) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
+    const QBlockRows& rows = it.rows;
+    const int lane = warp_lane(), stride = fragment_tile_stride(kMaxHead);
+    const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
+    const Cache* q_base = args.q.data();
+    const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
+    Cache* const q_rows = tiles + (kProducerKSlots + kProducerVSlots + Rings::q_slot(n)) * kTileKeys * stride;
+    rings.wait_q_free(n);
+    for (int g = 0; g < Warpgroups; ++g) {
+      const int row0 = g * kWarpgroupRows;
+      for (int w = 0; w < kWarpgroupWarps; ++w)
+        warpgroup_stage_rows<Cache>([&](int r) { return q_row(row0 + r); }, valid_rows - row0, q_rows + row0 * stride,
+                                    w, lane);
+    }
+    pipeline_arrive_on_copies(rings.q_full_barrier(n));
+    if (lane == 0) handed[Rings::q_slot(n)] = it;
+    pipeline_arrive(rings.q_full_barrier(n), lane == 0);
+#else
+    (void)tiles, (void)rings, (void)handed, (void)item, (void)n;
+#endif
+  }
+
+  // One item; with the producer, `tiles_before` counts the rings' earlier tiles and `items_before`
+  // the team's earlier items (Q buffers), and the item comes from the producer (`handed`). Gives
+  // its tiles.
+  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, const Rings& rings = {},
+                                     int tiles_before = 0, int items_before = 0,
+                                     const QBlockItem* handed = nullptr) const {
+    const QBlockItem it = handed_item(rings, item, items_before, handed);
     const QBlockRows& rows = it.rows;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
     // The warp among the team's warps of rows (past the producer's).
@@ -224,7 +269,7 @@ struct QBlockMmaKernel {
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
     // Buffers of a tile each: K, V (one each; Q rows through V), or two K, three V and Q (deep:
     // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3), or the
-    // producer's rings and Q (each warpgroup's 64 rows at the tiles' stride).
+    // producer's rings of K, V and Q (each warpgroup's 64 rows at the tiles' stride).
     const int tile_elements = kTileKeys * stride;
     const auto k_buffer = [&](int tile) {
       if constexpr (Producer) return tiles + Rings::k_slot(tiles_before + tile - it.tile_begin) * tile_elements;
@@ -235,7 +280,10 @@ struct QBlockMmaKernel {
         return tiles + (kProducerKSlots + Rings::v_slot(tiles_before + tile - it.tile_begin)) * tile_elements;
       return tiles + (DeepTiles ? 2 + (tile - it.tile_begin) % 3 : 1) * tile_elements;
     };
-    Cache* const q_rows = tiles + (Producer ? kProducerKSlots + kProducerVSlots : DeepTiles ? 5 : 1) * tile_elements;
+    Cache* const q_rows = tiles + (Producer    ? kProducerKSlots + kProducerVSlots + Rings::q_slot(items_before)
+                                   : DeepTiles ? 5
+                                               : 1) *
+                                      tile_elements;
 
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
@@ -294,11 +342,11 @@ struct QBlockMmaKernel {
     // A warpgroup's Q rows, in the products' layout (deep).
     const int warpgroup_row0 = warp / kWarpgroupWarps * kWarpgroupRows;
     [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * (Producer ? stride : kWarpgroupHead);
-    // With the producer: the warpgroup's own barrier, its warps done with the Q buffer (which
-    // staged the last item's output rows).
+    // With the producer: the warpgroup's own barrier.
     [[maybe_unused]] const auto warpgroup_sync = [&] { warpgroup_barrier(1 + warp / kWarpgroupWarps); };
-    if constexpr (Producer) warpgroup_sync();
-    if constexpr (DeepTiles)
+    if constexpr (Producer) {
+      // the producer's rows warp has staged them (handed_item)
+    } else if constexpr (DeepTiles)
       warpgroup_stage_rows<Cache>([&](int r) { return q_row(warpgroup_row0 + r); }, valid_rows - warpgroup_row0, q_tile,
                                   warp % kWarpgroupWarps, lane);
     else
@@ -314,11 +362,7 @@ struct QBlockMmaKernel {
       else
         stage(false, it.tile_begin, k_buffer(it.tile_begin));
     }
-    team_stage_commit();
-    if constexpr (Producer) {  // the warpgroup's Q rows in, for its products
-      copies_done();
-      warpgroup_sync();
-    }
+    if constexpr (!Producer) team_stage_commit();
     WarpRowFragments<kMaxHead> f;
     if constexpr (!DeepTiles) {
       copies_done();
@@ -536,7 +580,25 @@ struct QBlockMmaKernel {
     Cache* const out_rows =
         Producer ? q_tile + (warp % kWarpgroupWarps) * kFragmentRows * stride : tiles + row0 * stride;
     store(f, it, row0, out_rows, stride, valid_rows - row0);
+#if defined(__CUDA_ARCH__)
+    if constexpr (Producer) {  // the warp's output rows are out of the Q buffer
+      __syncwarp();
+      rings.q_read(items_before, lane == 0);
+    }
+#endif
     return it.tile_end - it.tile_begin;
+  }
+
+  // The item's work: with the producer, handed over beside its Q rows (which are then in, and
+  // visible to the tensor cores); else read here.
+  KOKKOS_INLINE_FUNCTION QBlockItem handed_item(const Rings& rings, int item, int n, const QBlockItem* handed) const {
+    if constexpr (Producer) {
+      rings.wait_q_full(n);
+      warpgroup_tile_ready();
+      return handed[Rings::q_slot(n)];
+    }
+    (void)rings, (void)n, (void)handed;
+    return qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
   }
 
   // The warp's rows from row0 out: normalised (or, segmented, the partial state as it is); 16-bit

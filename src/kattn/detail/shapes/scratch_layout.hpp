@@ -176,15 +176,19 @@ inline std::size_t register_rows_scratch_bytes(int head_size, std::size_t elemen
   return buffers * tile_keys * std::size_t(fragment_tile_stride(head_size)) * element_bytes + align;
 }
 
-// Its warp-specialized team (a producer warpgroup beside two consumers, tiles of 128 keys): a ring
-// of kProducerKSlots K and one of kProducerVSlots V buffers, each consumer's 64 Q rows (which then
-// stage its output rows: a tile's size for both), and the rings' barriers (two 8-byte words a slot).
-constexpr int kProducerKSlots = 3, kProducerVSlots = 2;
-constexpr std::size_t kProducerBarrierBytes = 16 * (kProducerKSlots + kProducerVSlots);
+// Its warp-specialized team (a producer warpgroup beside two consumers, tiles of 128 keys): rings
+// of kProducerKSlots K, kProducerVSlots V and kProducerQSlots Q buffers (a Q buffer holds both
+// consumers' 64 Q rows, which then stage their output rows: a tile's size), the rings' barriers
+// (two 8-byte words a slot) and a Q slot's work item for the consumers (kProducerItemBytes each).
+// Six tiles at head 128 (204 KB) are what an SM's 227 KB take.
+constexpr int kProducerKSlots = 2, kProducerVSlots = 2, kProducerQSlots = 2;
+constexpr std::size_t kProducerBarrierBytes = 16 * (kProducerKSlots + kProducerVSlots + kProducerQSlots);
+constexpr std::size_t kProducerItemBytes = 128;
 inline std::size_t producer_rows_scratch_bytes(int head_size, std::size_t element_bytes, std::size_t align) {
   const std::size_t tile =
       2 * std::size_t(kFragmentTileKeys) * std::size_t(fragment_tile_stride(head_size)) * element_bytes;
-  return (kProducerKSlots + kProducerVSlots + 1) * tile + kProducerBarrierBytes + align;
+  return (kProducerKSlots + kProducerVSlots + kProducerQSlots) * tile + kProducerBarrierBytes +
+         kProducerQSlots * kProducerItemBytes + align;
 }
 
 // Baseline kernel: q and acc [head] fp32, scores [tile] fp32.

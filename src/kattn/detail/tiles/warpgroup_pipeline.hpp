@@ -3,7 +3,8 @@
 // warpgroups compute on them, each side waiting only on the buffer it needs next (mbarrier), and
 // the register file is moved from the producer to the consumers (setmaxnreg).
 //
-// TileRings<KSlots, VSlots>: a ring of K buffers and one of V buffers, each buffer with two
+// TileRings<KSlots, VSlots, QSlots>: a ring of K buffers, one of V buffers and one of Q buffers
+// (the Q rows of a work item, QSlots 0: none), each buffer with two
 // mbarriers: `full` (its copies have landed: `producers` arrivals a phase, e.g. one a box of the
 // tensor memory accelerator expecting its bytes (TeamBulkTileCopy::copy_block), or the same
 // arrivals made once a warp's cp.async copies are in) and `empty` (every consumer warp has read
@@ -65,6 +66,16 @@ KOKKOS_INLINE_FUNCTION void pipeline_arrive(unsigned barrier, bool arrive) {
       : "memory");
 #else
   (void)barrier, (void)arrive;
+#endif
+}
+
+// One arrival on the barrier once every cp.async copy this thread has issued so far has landed
+// (the thread goes on at once); the barrier's count includes it (.noinc).
+KOKKOS_INLINE_FUNCTION void pipeline_arrive_on_copies(unsigned barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(barrier) : "memory");
+#else
+  (void)barrier;
 #endif
 }
 
@@ -138,18 +149,20 @@ struct WarpgroupTurns {
   }
 };
 
-template <int KSlots, int VSlots>
+template <int KSlots, int VSlots, int QSlots = 0>
 struct TileRings {
-  static constexpr int kBarriers = 2 * (KSlots + VSlots);
+  static constexpr int kBarriers = 2 * (KSlots + VSlots + QSlots);
   static constexpr int kBytes = 8 * kBarriers;
 
-  unsigned base;  // shared address of the barriers: K full, K empty, V full, V empty, a slot each
+  unsigned base;  // shared address of the barriers: K full, K empty, V full, V empty, Q full, Q empty, a slot each
 
   KOKKOS_INLINE_FUNCTION static int k_slot(int n) { return n % KSlots; }
   KOKKOS_INLINE_FUNCTION static int v_slot(int n) { return n % VSlots; }
+  KOKKOS_INLINE_FUNCTION static int q_slot(int n) { return n % QSlots; }
 
-  // One thread: `producers` arrivals fill each tile, `consumers` warps read it.
-  KOKKOS_INLINE_FUNCTION void init(int producers, int consumers) const {
+  // One thread: `producers` arrivals fill each K or V tile, `q_producers` each Q buffer,
+  // `consumers` warps read each.
+  KOKKOS_INLINE_FUNCTION void init(int producers, int consumers, int q_producers = 1) const {
     for (int s = 0; s < KSlots; ++s) {
       pipeline_init(k_full(s), producers);
       pipeline_init(k_empty(s), consumers);
@@ -158,27 +171,38 @@ struct TileRings {
       pipeline_init(v_full(s), producers);
       pipeline_init(v_empty(s), consumers);
     }
+    for (int s = 0; s < QSlots; ++s) {
+      pipeline_init(q_full(s), q_producers);
+      pipeline_init(q_empty(s), consumers);
+    }
   }
 
-  // Producer: wait until K (V) tile n's slot is free; the `full` barrier its copies arrive on.
+  // Producer: wait until K (V, Q) buffer n's slot is free; the `full` barrier its copies arrive on.
   KOKKOS_INLINE_FUNCTION void wait_k_free(int n) const { pipeline_wait(k_empty(k_slot(n)), parity(n, KSlots) ^ 1u); }
   KOKKOS_INLINE_FUNCTION void wait_v_free(int n) const { pipeline_wait(v_empty(v_slot(n)), parity(n, VSlots) ^ 1u); }
+  KOKKOS_INLINE_FUNCTION void wait_q_free(int n) const { pipeline_wait(q_empty(q_slot(n)), parity(n, QSlots) ^ 1u); }
   KOKKOS_INLINE_FUNCTION unsigned k_full_barrier(int n) const { return k_full(k_slot(n)); }
   KOKKOS_INLINE_FUNCTION unsigned v_full_barrier(int n) const { return v_full(v_slot(n)); }
+  KOKKOS_INLINE_FUNCTION unsigned q_full_barrier(int n) const { return q_full(q_slot(n)); }
 
-  // Consumer: wait until K (V) tile n is in; after the products that read it completed, free it
-  // (`arrive`: one lane a warp).
+  // Consumer: wait until K (V, Q) buffer n is in; after the products (stores) that read it
+  // completed, free it (`arrive`: one lane a warp).
   KOKKOS_INLINE_FUNCTION void wait_k_full(int n) const { pipeline_wait(k_full(k_slot(n)), parity(n, KSlots)); }
   KOKKOS_INLINE_FUNCTION void wait_v_full(int n) const { pipeline_wait(v_full(v_slot(n)), parity(n, VSlots)); }
+  KOKKOS_INLINE_FUNCTION void wait_q_full(int n) const { pipeline_wait(q_full(q_slot(n)), parity(n, QSlots)); }
   KOKKOS_INLINE_FUNCTION void k_read(int n, bool arrive) const { pipeline_arrive(k_empty(k_slot(n)), arrive); }
   KOKKOS_INLINE_FUNCTION void v_read(int n, bool arrive) const { pipeline_arrive(v_empty(v_slot(n)), arrive); }
+  KOKKOS_INLINE_FUNCTION void q_read(int n, bool arrive) const { pipeline_arrive(q_empty(q_slot(n)), arrive); }
 
  private:
   KOKKOS_INLINE_FUNCTION static unsigned parity(int n, int slots) { return unsigned(n / slots) & 1u; }
-  KOKKOS_INLINE_FUNCTION unsigned k_full(int s) const { return base + 8u * unsigned(s); }
-  KOKKOS_INLINE_FUNCTION unsigned k_empty(int s) const { return base + 8u * unsigned(KSlots + s); }
-  KOKKOS_INLINE_FUNCTION unsigned v_full(int s) const { return base + 8u * unsigned(2 * KSlots + s); }
-  KOKKOS_INLINE_FUNCTION unsigned v_empty(int s) const { return base + 8u * unsigned(2 * KSlots + VSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned at(int word) const { return base + 8u * unsigned(word); }
+  KOKKOS_INLINE_FUNCTION unsigned k_full(int s) const { return at(s); }
+  KOKKOS_INLINE_FUNCTION unsigned k_empty(int s) const { return at(KSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned v_full(int s) const { return at(2 * KSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned v_empty(int s) const { return at(2 * KSlots + VSlots + s); }
+  KOKKOS_INLINE_FUNCTION unsigned q_full(int s) const { return at(2 * (KSlots + VSlots) + s); }
+  KOKKOS_INLINE_FUNCTION unsigned q_empty(int s) const { return at(2 * (KSlots + VSlots) + QSlots + s); }
 };
 
 }  // namespace kattn
