@@ -202,11 +202,10 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
   // warpgroup or, where the plan took two (team_size), of two; two warpgroups' whole tiles by the
   // tensor memory accelerator where the cache's blocks make boxes of kBulkCopyMinBoxRows slots or
-  // more (team_bulk_copy.hpp), from maps the offsets kernel writes.
+  // more (team_bulk_copy.hpp), from maps the offsets kernel writes. A producer warpgroup where the
+  // plan has one: the planner fitted its rings and found the cache's boxes (fit_register_rows_team).
   const int team_warpgroups = plan.warpgroups();
-  const bool producer =
-      plan.register_rows && plan.producer_warpgroup() && plan.deep_tiles &&
-      producer_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign) <= team_scratch_limit<Space>();
+  const bool producer = plan.register_rows && plan.producer_warpgroup() && plan.deep_tiles;
   const bool deep_tiles = plan.register_rows && plan.warpgroup_products && plan.deep_tiles &&
                           register_rows_scratch_bytes(g.head_size, sizeof(Cache), kWarpgroupTileAlign, true,
                                                       team_warpgroups) <= team_scratch_limit<Space>();

@@ -23,6 +23,7 @@
 
 #include "kattn/detail/shapes/tile_shapes.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
+#include "kattn/detail/tiles/warpgroup_pipeline.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -76,9 +77,9 @@ struct TileBarriers {
   KOKKOS_INLINE_FUNCTION void init(const CacheTileMaps* maps, int warp, int lane) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (warp == 0 && lane == 0) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(at) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(at + 8) : "memory");
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      pipeline_init(at, 1);
+      pipeline_init(at + 8, 1);
+      pipeline_init_fence();
     }
     if (maps && lane == 0) acquire_cache_tile_maps(maps);
 #else
@@ -92,28 +93,10 @@ struct TileBarriers {
   KOKKOS_INLINE_FUNCTION void arrive(int stage, int warp, int lane) const { arrive_expecting(stage, 0, warp, lane); }
 
   // Returns once stage `stage`'s copies are in (visible to this thread and to its products).
-  KOKKOS_INLINE_FUNCTION void wait(int stage) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned parity = unsigned(stage >> 1) & 1, address = barrier(stage);
-    unsigned done = 0;
-    while (!done)
-      asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                   : "=r"(done)
-                   : "r"(address), "r"(parity)
-                   : "memory");
-#else
-    (void)stage;
-#endif
-  }
+  KOKKOS_INLINE_FUNCTION void wait(int stage) const { pipeline_wait(barrier(stage), unsigned(stage >> 1) & 1u); }
 
   KOKKOS_INLINE_FUNCTION void arrive_expecting(int stage, unsigned bytes, int warp, int lane) const {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if (warp == 0 && lane == 0)
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier(stage)), "r"(bytes)
-                   : "memory");
-#else
-    (void)stage, (void)bytes, (void)warp, (void)lane;
-#endif
+    if (warp == 0 && lane == 0) pipeline_arrive_expecting(barrier(stage), bytes);
   }
 };
 
@@ -161,9 +144,7 @@ struct TeamBulkTileCopy {
   // arrival, expecting the box's bytes).
   KOKKOS_INLINE_FUNCTION void copy_block(unsigned to, bool values, unsigned barrier, int b, int slot, int block) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier),
-                 "r"(2 * unsigned(box_rows) * kBoxRowBytes)
-                 : "memory");
+    pipeline_arrive_expecting(barrier, 2 * unsigned(box_rows) * kBoxRowBytes);
     const std::uint64_t* map = values ? maps->v : maps->k;
     const unsigned at = to + unsigned(b * box_rows) * kBoxRowBytes;
     copy_box(at, map, 0, slot, block, barrier);

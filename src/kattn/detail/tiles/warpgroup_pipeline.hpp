@@ -38,6 +38,14 @@ KOKKOS_INLINE_FUNCTION void pipeline_init(unsigned barrier, int count) {
 #endif
 }
 
+// After the barriers' init, before the team barrier that publishes them: the inits are visible to
+// the copy engine's (async proxy's) arrivals too.
+KOKKOS_INLINE_FUNCTION void pipeline_init_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
 // Returns once the phase of parity `parity` of the barrier has completed. The spin is one asm
 // statement, as CUTLASS's barrier waits are: no branch of the caller's code for the warpgroup
 // products that follow to reconverge after.
@@ -76,6 +84,16 @@ KOKKOS_INLINE_FUNCTION void pipeline_arrive_on_copies(unsigned barrier) {
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(barrier) : "memory");
 #else
   (void)barrier;
+#endif
+}
+
+// One arrival on the barrier that also expects `bytes` more of copies that complete on it (the
+// tensor memory accelerator's, complete_tx) before its phase can complete.
+KOKKOS_INLINE_FUNCTION void pipeline_arrive_expecting(unsigned barrier, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(bytes) : "memory");
+#else
+  (void)barrier, (void)bytes;
 #endif
 }
 
@@ -175,6 +193,7 @@ struct TileRings {
       pipeline_init(q_full(s), q_producers);
       pipeline_init(q_empty(s), consumers);
     }
+    pipeline_init_fence();
   }
 
   // Producer: wait until K (V, Q) buffer n's slot is free; the `full` barrier its copies arrive on.
