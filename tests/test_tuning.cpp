@@ -138,6 +138,24 @@ TEST(Planner, OverridesWinAndPlansFitScratch) {
   EXPECT_GT(plan.grid_teams, 0);
 }
 
+// A static grid left to the device: a producer team an SM (resident, its producer streaming items
+// ahead), other teams as many as the units' threads hold, never none.
+TEST(Planner, StaticGridsHoldAProducerTeamAnSmElseWhatTheThreadsHold) {
+  LaunchPlan plan;
+  plan.variant = Variant::qblock_static;
+  plan.warpgroup_products = true;
+  plan.team_size = 3 * kWarpgroupWarps;
+  plan.vector_length = 32;
+  ASSERT_TRUE(plan.producer_warpgroup());
+  EXPECT_EQ(static_grid_teams(plan, 132, 2048), 132);
+  plan.team_size = kWarpgroupWarps;
+  EXPECT_EQ(static_grid_teams(plan, 132, 2048), 132 * 2048 / 128);
+  plan.warpgroup_products = false;
+  plan.team_size = 12;
+  EXPECT_EQ(static_grid_teams(plan, 132, 2048), 132 * 2048 / 384);
+  EXPECT_EQ(static_grid_teams(plan, 2, 1), 1);
+}
+
 TEST(Planner, BaselineTilesAreBlocks) {
   AttentionOptions options;
   options.variant = Variant::baseline;

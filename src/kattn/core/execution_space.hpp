@@ -46,4 +46,14 @@ constexpr bool device_backend() {
 #endif
 }
 
+// The compute units whose teams run side by side: a CUDA device's multiprocessors, else (host
+// backends, HIP, whose kernels ask none of this yet) the space's concurrency, a unit a thread.
+template <class Space = ExecutionSpace>
+int compute_units() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same<Space, Kokkos::Cuda>::value) return Space().cuda_device_prop().multiProcessorCount;
+#endif
+  return Space().concurrency();
+}
+
 }  // namespace kattn

@@ -395,9 +395,8 @@ void refit_for_target(LaunchPlan& plan, const LaunchPlan& leaf, const BatchMetad
                                cache_tile_box_rows(b.block_size, 2 * kFragmentTileKeys) > 0);
   }
   if (is_static_grid(plan.variant)) {
-    plan.grid_teams = leaf.grid_teams > 0
-                          ? leaf.grid_teams
-                          : hw.compute_units * hw.max_threads_per_unit / (plan.team_size * plan.vector_length);
+    plan.grid_teams =
+        leaf.grid_teams > 0 ? leaf.grid_teams : static_grid_teams(plan, hw.compute_units, hw.max_threads_per_unit);
   }
 }
 

@@ -181,8 +181,13 @@ LaunchPlan plan_launch(const BatchMetadata& batch, const Geometry& g, std::size_
                          " query heads per KV head does not fit in team scratch");
   }
   if (is_static_grid(plan.variant) && plan.grid_teams <= 0)
-    plan.grid_teams = std::max(1, Space().concurrency() / (plan.team_size * plan.vector_length));
+    plan.grid_teams = static_grid_teams(plan, compute_units<Space>(), Space().concurrency() / compute_units<Space>());
   return plan;
+}
+
+int static_grid_teams(const LaunchPlan& plan, int compute_units, int threads_per_unit) {
+  if (plan.producer_warpgroup()) return std::max(1, compute_units);
+  return std::max(1, compute_units * threads_per_unit / (plan.team_size * plan.vector_length));
 }
 
 int LaunchPlan::warpgroups() const { return warpgroup_products ? (team_size > kWarpgroupWarps ? 2 : 1) : 0; }

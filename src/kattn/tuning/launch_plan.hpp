@@ -43,7 +43,7 @@ struct LaunchPlan {
   int num_segments = 1;             // segmented variants only (split_kv: partitions, from tile_size and the batch)
   int team_size = 1;                // Kokkos team size (threads)
   int vector_length = 1;            // Kokkos vector length (lanes per thread)
-  int grid_teams = 0;               // static-grid variants: number of teams (0 = from the device's concurrency)
+  int grid_teams = 0;               // static-grid variants: number of teams (0 = static_grid_teams)
   bool tensor_cores = false;        // Q-block tile products on tensor cores (CUDA, fp16/bf16, 32 lanes)
   bool register_rows = false;       // tensor-core Q blocks with rows in registers: 16 per warp (QBlockMmaKernel)
   bool warpgroup_products = false;  // register rows on Hopper's warpgroup products: teams of 4 or 8 warps, head 128
@@ -60,6 +60,13 @@ struct LaunchPlan {
   // Whether a producer warpgroup copies the tiles for two of rows (team_size 12 on the warpgroup products).
   bool producer_warpgroup() const;
 };
+
+// A static grid's teams where the plan leaves them to the device: one a compute unit (SM) for a
+// producer team, resident for the whole launch, so that its producer streams the next items' tiles
+// while the rows finish an item (its 210 KB of tiles and launch bounds hold one an SM); else as
+// many as the units' threads hold. The planner (the backend's units) and the hardware model (the
+// target's) both ask it.
+int static_grid_teams(const LaunchPlan& plan, int compute_units, int threads_per_unit);
 
 // The register-row team shape (plan.register_rows, plan.warpgroup_products set): two warpgroups
 // where the plan asks for 8 warps or more and `two_warpgroups_fit` (their 210 KB of tiles in the
