@@ -928,10 +928,11 @@ TEST(TileRings, BoxedTilesReachTheConsumersSlotAfterSlot) {
 
 // The producer's rows warp through a ring, as it fills the two-warpgroup prefill's Q buffers: item
 // n's rows (the first count(n) of 64, zeros past them) staged by cp.async (warpgroup_stage_rows,
-// one warp for the warpgroup's four) into slot n mod 2, arriving on the slot's `full` barrier once
-// its copies land (pipeline_arrive_on_copies) and, from lane 0, once the item's number is written
-// beside them; a warpgroup of consumers waits for each, reads the rows back through the products'
-// layout and the number, and frees the slot. 5 items over 2 slots, so that the phases turn.
+// one warp for the warpgroup's four) into slot n mod 2, each lane arriving on the slot's `full`
+// barrier once its copies land (pipeline_arrive_on_copies) and once its own stores are done (lane 0
+// writes the item's number beside them); a warpgroup of consumers waits for each, reads the rows
+// back through the products' layout and the number, and frees the slot, every thread arriving. 5
+// items over 2 slots, so that the phases turn.
 struct RingedRowCopies {
   static constexpr int kRows = kWarpgroupRows, kSlotElements = kRows * kWarpgroupHead;
   using Rings = TileRings<0, 0, 2>;
@@ -950,7 +951,7 @@ struct RingedRowCopies {
     const Rings rings{unsigned(__cvta_generic_to_shared(slots + 2 * kSlotElements))};
     int* const handed = reinterpret_cast<int*>(reinterpret_cast<char*>(slots + 2 * kSlotElements) + Rings::kBytes);
     const int warp = team.team_rank(), lane = warp_lane(), items = int(rows.extent(0));
-    if (warp == 0 && lane == 0) rings.init(0, kWarpgroupWarps, 32 + 1);
+    if (warp == 0 && lane == 0) rings.init(0, kWarpgroupWarps, 2 * 32, kWarpgroupWarps * 32);
     team.team_barrier();
     if (warp == 0) {
       for (int n = 0; n < items; ++n) {
@@ -960,7 +961,7 @@ struct RingedRowCopies {
                                        slots + Rings::q_slot(n) * kSlotElements, w, lane);
         pipeline_arrive_on_copies(rings.q_full_barrier(n));
         if (lane == 0) handed[Rings::q_slot(n)] = 100 + n;
-        pipeline_arrive(rings.q_full_barrier(n), lane == 0);
+        pipeline_arrive(rings.q_full_barrier(n), true);
       }
     } else if (warp >= kWarpgroupWarps) {
       const int thread = (warp - kWarpgroupWarps) * 32 + lane;
@@ -972,8 +973,7 @@ struct RingedRowCopies {
           rows_out(n, r, d) = to_float(slot[warpgroup_tile_offset<kRows>(r, d) / 2]);
         }
         if (thread == 0) items_out(n) = handed[Rings::q_slot(n)];
-        __syncwarp();
-        rings.q_read(n, lane == 0);
+        rings.q_read(n, true);
       }
     }
 #else

@@ -62,9 +62,11 @@ struct QBlockMmaKernel {
   using Rings = TileRings<kProducerKSlots, kProducerVSlots, kProducerQSlots>;
   static_assert(Rings::kBytes == kProducerBarrierBytes, "scratch_layout.hpp sizes the rings' barriers");
   static_assert(sizeof(QBlockItem) <= kProducerItemBytes, "scratch_layout.hpp sizes a Q slot's work item");
-  // A Q buffer is full once each lane of the producer's rows warp has its copies in and its lane 0
-  // has written the work item beside them.
-  static constexpr int kQRowArrivals = 32 + 1;
+  // A Q buffer is full once each lane of the producer's rows warp has its copies in (an arrival as
+  // they land) and has arrived after its own stores (zero rows; lane 0: the work item), and free
+  // once every thread of the rows has arrived after its last access (its output rows): each thread
+  // releases its own accesses, no warp barrier stands in for them (racecheck follows them so).
+  static constexpr int kQRowArrivals = 2 * 32, kQReadArrivals = Warpgroups * kWarpgroupWarps * 32;
   using Cache = typename Args::cache_type;
   using Out = typename Args::out_type;
   static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
@@ -151,7 +153,7 @@ struct QBlockMmaKernel {
     // The Q slots' work items, past the barriers: the rows read theirs from the producer.
     QBlockItem* const handed = reinterpret_cast<QBlockItem*>(reinterpret_cast<char*>(past_buffers) + Rings::kBytes);
     if (team.team_rank() == 0 && warp_lane() == 0)
-      rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps, kQRowArrivals);
+      rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps, kQRowArrivals, kQReadArrivals);
     if (team.team_rank() == 0 && warp_lane() == 0) acquire_cache_tile_maps(tile_maps);
     team.team_barrier();  // the last one: the roles run their own loops
     const int items = qblock_num_items(args, q_blocks, num_segments);
@@ -248,7 +250,7 @@ struct QBlockMmaKernel {
     }
     pipeline_arrive_on_copies(rings.q_full_barrier(n));
     if (lane == 0) handed[Rings::q_slot(n)] = it;
-    pipeline_arrive(rings.q_full_barrier(n), lane == 0);
+    pipeline_arrive(rings.q_full_barrier(n), true);
 #else
     (void)tiles, (void)rings, (void)handed, (void)item, (void)n;
 #endif
@@ -581,10 +583,7 @@ struct QBlockMmaKernel {
         Producer ? q_tile + (warp % kWarpgroupWarps) * kFragmentRows * stride : tiles + row0 * stride;
     store(f, it, row0, out_rows, stride, valid_rows - row0);
 #if defined(__CUDA_ARCH__)
-    if constexpr (Producer) {  // the warp's output rows are out of the Q buffer
-      __syncwarp();
-      rings.q_read(items_before, lane == 0);
-    }
+    if constexpr (Producer) rings.q_read(items_before, true);  // the thread's output rows are out of the Q buffer
 #endif
     return it.tile_end - it.tile_begin;
   }

@@ -178,9 +178,9 @@ struct TileRings {
   KOKKOS_INLINE_FUNCTION static int v_slot(int n) { return n % VSlots; }
   KOKKOS_INLINE_FUNCTION static int q_slot(int n) { return n % QSlots; }
 
-  // One thread: `producers` arrivals fill each K or V tile, `q_producers` each Q buffer,
-  // `consumers` warps read each.
-  KOKKOS_INLINE_FUNCTION void init(int producers, int consumers, int q_producers = 1) const {
+  // One thread: `producers` arrivals fill each K or V tile and `consumers` (a lane a warp) free it;
+  // `q_producers` fill each Q buffer and `q_consumers` free it.
+  KOKKOS_INLINE_FUNCTION void init(int producers, int consumers, int q_producers = 1, int q_consumers = 1) const {
     for (int s = 0; s < KSlots; ++s) {
       pipeline_init(k_full(s), producers);
       pipeline_init(k_empty(s), consumers);
@@ -191,7 +191,7 @@ struct TileRings {
     }
     for (int s = 0; s < QSlots; ++s) {
       pipeline_init(q_full(s), q_producers);
-      pipeline_init(q_empty(s), consumers);
+      pipeline_init(q_empty(s), q_consumers);
     }
     pipeline_init_fence();
   }
