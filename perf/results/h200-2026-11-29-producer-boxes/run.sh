@@ -30,7 +30,9 @@
 #             --tuning-table h100.json --output targets.json; python3 perf/torch_sdpa.py targets.json
 #           KATTN_SUITE_RUNS="--warmup 5 --runs 20 --no-check-values --tuning-table h100.json" \
 #             perf/run_suite.sh build/h100 suite            (suite.tgz: suite/ and the sweep's log)
-#         model-calibrate-h200.txt: here, 2026-11-29 (stop 53), data/hardware/models/h200.json's fit:
+#         raw.json.gz and suite.tgz were removed on 2026-11-29 (stop 54): the sweep and suite of
+#         ../h200-2026-11-29-q-prefetch/tune/ replace them (fit.log, h100.json and the targets stay).
+#         model-calibrate-h200.txt: here, 2026-11-29 (stop 53), the h200.json fit of that stop:
 #           kattn model calibrate --suite suite/suite.json --holdout targets.json \
 #             --hardware h200-start.json --timing kernel --output h200.json
 #           (h200-start.json: data/hardware/models/h100.json with memory_gb_per_s 4800)
