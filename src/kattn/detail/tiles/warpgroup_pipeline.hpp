@@ -8,7 +8,10 @@
 // mbarriers: `full` (its copies have landed: `producers` arrivals a phase, e.g. one a box of the
 // tensor memory accelerator expecting its bytes (TeamBulkTileCopy::copy_block), or the same
 // arrivals made once a warp's cp.async copies are in) and `empty` (every consumer warp has read
-// it: one arrival a warp, from one lane, after the products that read it completed).
+// it: one arrival a warp, from one lane, after the products that read it completed; for a Q
+// buffer, which the consumers' own loads and stores touch, one arrival a thread, each releasing
+// its own accesses: compute-sanitizer's racecheck does not take a warp barrier and one lane's
+// arrival for the other lanes').
 // The n-th tile of a ring (n counted alike by both sides across the team's items) goes into slot
 // n mod Slots and completes phase n / Slots of its barriers: consumers wait for `full` with that
 // phase's parity, the producer for `empty` with the parity before it, which a fresh barrier passes
@@ -204,8 +207,9 @@ struct TileRings {
   KOKKOS_INLINE_FUNCTION unsigned v_full_barrier(int n) const { return v_full(v_slot(n)); }
   KOKKOS_INLINE_FUNCTION unsigned q_full_barrier(int n) const { return q_full(q_slot(n)); }
 
-  // Consumer: wait until K (V, Q) buffer n is in; after the products (stores) that read it
-  // completed, free it (`arrive`: one lane a warp).
+  // Consumer: wait until K (V, Q) buffer n is in; after the products that read it completed, free
+  // it (`arrive`: one lane a warp for K and V; every thread for Q, whose own loads and stores
+  // touch the buffer).
   KOKKOS_INLINE_FUNCTION void wait_k_full(int n) const { pipeline_wait(k_full(k_slot(n)), parity(n, KSlots)); }
   KOKKOS_INLINE_FUNCTION void wait_v_full(int n) const { pipeline_wait(v_full(v_slot(n)), parity(n, VSlots)); }
   KOKKOS_INLINE_FUNCTION void wait_q_full(int n) const { pipeline_wait(q_full(q_slot(n)), parity(n, QSlots)); }
