@@ -947,7 +947,8 @@ struct RingedRowCopies {
 
   KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
 #if defined(__CUDA_ARCH__)
-    auto* slots = static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(std::size_t{kBytes}, kWarpgroupTileAlign));
+    auto* slots =
+        static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(std::size_t{kBytes}, kWarpgroupTileAlign));
     const Rings rings{unsigned(__cvta_generic_to_shared(slots + 2 * kSlotElements))};
     int* const handed = reinterpret_cast<int*>(reinterpret_cast<char*>(slots + 2 * kSlotElements) + Rings::kBytes);
     const int warp = team.team_rank(), lane = warp_lane(), items = int(rows.extent(0));
