@@ -229,8 +229,8 @@ struct QBlockMmaKernel {
   }
 
   // The producer's rows warp: item n's Q rows into Q buffer n (both warpgroups' 64, each in the
-  // products' layout as warpgroup_stage_rows lays it out), the work item beside them; its lanes
-  // arrive once their copies land, its lane 0 once the item is written.
+  // products' layout as warpgroup_stage_rows lays it out), the work item beside them (lane 0); each
+  // lane arrives once its copies land and once its own stores are done.
   KOKKOS_INLINE_FUNCTION void produce_rows(Cache* tiles, const Rings& rings, QBlockItem* handed, int item,
                                            int n) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
