@@ -63,7 +63,7 @@ struct LaunchPlan {
 
 // A static grid's teams where the plan leaves them to the device: one a compute unit (SM) for a
 // producer team, resident for the whole launch, so that its producer streams the next items' tiles
-// while the rows finish an item (its 210 KB of tiles and launch bounds hold one an SM); else as
+// while the rows finish an item (its 210 KB of scratch and its launch bounds hold one an SM); else as
 // many as the units' threads hold. The planner (the backend's units) and the hardware model (the
 // target's) both ask it.
 int static_grid_teams(const LaunchPlan& plan, int compute_units, int threads_per_unit);
