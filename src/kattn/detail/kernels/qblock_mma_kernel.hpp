@@ -62,11 +62,12 @@ struct QBlockMmaKernel {
   using Rings = TileRings<kProducerKSlots, kProducerVSlots, kProducerQSlots>;
   static_assert(Rings::kBytes == kProducerBarrierBytes, "scratch_layout.hpp sizes the rings' barriers");
   static_assert(sizeof(QBlockItem) <= kProducerItemBytes, "scratch_layout.hpp sizes a Q slot's work item");
-  // A Q buffer is full once each lane of the producer's rows warp has its copies in (an arrival as
-  // they land) and has arrived after its own stores (zero rows; lane 0: the work item), and free
+  // A Q buffer is full once each lane of the producer's two rows warps (a warpgroup of rows each)
+  // has its copies in (an arrival as they land) and has arrived after its own stores (zero rows;
+  // lane 0 of the first: the work item), and free
   // once every thread of the rows has arrived after its last access (its output rows): each thread
   // releases its own accesses, no warp barrier stands in for them (racecheck follows them so).
-  static constexpr int kQRowArrivals = 2 * 32, kQReadArrivals = Warpgroups * kWarpgroupWarps * 32;
+  static constexpr int kQRowArrivals = Warpgroups * 2 * 32, kQReadArrivals = Warpgroups * kWarpgroupWarps * 32;
   using Cache = typename Args::cache_type;
   using Out = typename Args::out_type;
   static constexpr int kMaxHead = HeadSize > 0 ? HeadSize : kFragmentMaxHead;
@@ -164,9 +165,9 @@ struct QBlockMmaKernel {
       if (team.team_rank() < 2)
         for (int item = team.league_rank(); item < items; item += item_step)
           tiles_before += produce(team, tiles, rings, items - 1 - item, tiles_before);
-      else if (team.team_rank() == 2)  // warp 3 only hands over its registers
+      else  // warps 2 and 3: the Q rows of a warpgroup each
         for (int item = team.league_rank(); item < items; item += item_step)
-          produce_rows(tiles, rings, handed, items - 1 - item, items_before++);
+          produce_rows(tiles, rings, handed, items - 1 - item, items_before++, team.team_rank() - 2);
     } else {
       warpgroup_registers<kRowsRegisters, true>();
       WarpgroupTurns{team.team_rank() / kWarpgroupWarps - 1}.start();
@@ -183,8 +184,8 @@ struct QBlockMmaKernel {
   // at its own pace. A whole tile goes by the
   // tensor memory accelerator, lane b issuing the boxes of the tile's block b and counting their
   // bytes on the tile's `full` barrier (one arrival a box row, kTileKeys / box_rows a tile), its
-  // block id read before the wait for the slot; a partial tile by the warp's rows (cp.async), its
-  // lanes arriving alike once the copies are in. Gives the item's tiles.
+  // block id read before the wait for the slot; a partial tile by the warp's rows (cp.async), the
+  // phase held open for them as they land. Gives the item's tiles.
   KOKKOS_INLINE_FUNCTION int produce(const Member& team, Cache* tiles, const Rings& rings, int item,
                                      int tiles_before) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -213,11 +214,12 @@ struct QBlockMmaKernel {
         if (lane < tile_boxes) boxes.copy_block(shared, values, full, lane, slot, block);
         continue;
       }
+      // A partial tile by the warp's rows: each lane holds the phase open for its copies, which
+      // the warp does not wait for (it had waited a copy's latency a partial tile, 3 of 4 items
+      // of b16 512), then its first tile_boxes lanes arrive.
       const TileCopy rows_of_warp(args.k, args.v, it.rows.kv_head, 0, 1, lane);
       rows_of_warp.copy_swizzled(shared, values, block_row, block_size, first, count);
-      team_stage_commit();
-      team_stage_wait(0);
-      warpgroup_tile_ready();
+      pipeline_hold_for_copies(full);
       __syncwarp();
       pipeline_arrive(full, lane < tile_boxes);
     }
@@ -228,11 +230,13 @@ struct QBlockMmaKernel {
 #endif
   }
 
-  // The producer's rows warp: item n's Q rows into Q buffer n (both warpgroups' 64, each in the
-  // products' layout as warpgroup_stage_rows lays it out), the work item beside them (lane 0); each
-  // lane arrives once its copies land and once its own stores are done.
-  KOKKOS_INLINE_FUNCTION void produce_rows(Cache* tiles, const Rings& rings, QBlockItem* handed, int item,
-                                           int n) const {
+  // A rows warp of the producer: the Q rows of item n for warpgroup g of rows into Q buffer n (its
+  // 64, in the products' layout as warpgroup_stage_rows lays it out) and, for g = 0, the work item
+  // beside them (lane 0); each lane arrives once its copies land and once its own stores are done.
+  // Two warps share the rows: one alone, latency-bound on the rows' addresses at the producer's
+  // registers, made the rows of b16 512 wait for their Q buffer (Nsight Compute, 2026-11-29).
+  KOKKOS_INLINE_FUNCTION void produce_rows(Cache* tiles, const Rings& rings, QBlockItem* handed, int item, int n,
+                                           int g) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     const QBlockItem it = qblock_item(args, rules, q_blocks, item, kTileKeys, num_segments);
     const QBlockRows& rows = it.rows;
@@ -242,17 +246,15 @@ struct QBlockMmaKernel {
     const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
     Cache* const q_rows = tiles + (kProducerKSlots + kProducerVSlots + Rings::q_slot(n)) * kTileKeys * stride;
     rings.wait_q_free(n);
-    for (int g = 0; g < Warpgroups; ++g) {
-      const int row0 = g * kWarpgroupRows;
-      for (int w = 0; w < kWarpgroupWarps; ++w)
-        warpgroup_stage_rows<Cache>([&](int r) { return q_row(row0 + r); }, valid_rows - row0, q_rows + row0 * stride,
-                                    w, lane);
-    }
+    const int row0 = g * kWarpgroupRows;
+    for (int w = 0; w < kWarpgroupWarps; ++w)
+      warpgroup_stage_rows<Cache>([&](int r) { return q_row(row0 + r); }, valid_rows - row0, q_rows + row0 * stride, w,
+                                  lane);
     pipeline_arrive_on_copies(rings.q_full_barrier(n));
-    if (lane == 0) handed[Rings::q_slot(n)] = it;
+    if (g == 0 && lane == 0) handed[Rings::q_slot(n)] = it;
     pipeline_arrive(rings.q_full_barrier(n), true);
 #else
-    (void)tiles, (void)rings, (void)handed, (void)item, (void)n;
+    (void)tiles, (void)rings, (void)handed, (void)item, (void)n, (void)g;
 #endif
   }
 
@@ -347,7 +349,7 @@ struct QBlockMmaKernel {
     // With the producer: the warpgroup's own barrier.
     [[maybe_unused]] const auto warpgroup_sync = [&] { warpgroup_barrier(1 + warp / kWarpgroupWarps); };
     if constexpr (Producer) {
-      // the producer's rows warp has staged them (handed_item)
+      // the producer's rows warps have staged them (handed_item)
     } else if constexpr (DeepTiles)
       warpgroup_stage_rows<Cache>([&](int r) { return q_row(warpgroup_row0 + r); }, valid_rows - warpgroup_row0, q_tile,
                                   warp % kWarpgroupWarps, lane);

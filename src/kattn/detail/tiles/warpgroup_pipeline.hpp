@@ -7,7 +7,8 @@
 // (the Q rows of a work item, QSlots 0: none), each buffer with two
 // mbarriers: `full` (its copies have landed: `producers` arrivals a phase, e.g. one a box of the
 // tensor memory accelerator expecting its bytes (TeamBulkTileCopy::copy_block), or the same
-// arrivals made once a warp's cp.async copies are in) and `empty` (every consumer warp has read
+// arrivals after a warp's cp.async copies, each lane holding the phase open for its own until
+// they land: pipeline_hold_for_copies) and `empty` (every consumer warp has read
 // it: one arrival a warp, from one lane, after the products that read it completed; for a Q
 // buffer, which the consumers' own loads and stores touch, one arrival a thread, each releasing
 // its own accesses: compute-sanitizer's racecheck does not take a warp barrier and one lane's
@@ -85,6 +86,17 @@ KOKKOS_INLINE_FUNCTION void pipeline_arrive(unsigned barrier, bool arrive) {
 KOKKOS_INLINE_FUNCTION void pipeline_arrive_on_copies(unsigned barrier) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(barrier) : "memory");
+#else
+  (void)barrier;
+#endif
+}
+
+// Holds the barrier's current phase open until every cp.async copy this thread has issued so far
+// has landed (the thread goes on at once): its pending count is raised now and lowered as they
+// land, so the phase still completes on the arrivals it counts.
+KOKKOS_INLINE_FUNCTION void pipeline_hold_for_copies(unsigned barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" ::"r"(barrier) : "memory");
 #else
   (void)barrier;
 #endif
