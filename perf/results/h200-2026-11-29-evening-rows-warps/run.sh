@@ -11,7 +11,8 @@
 #               ab.txt: the second (by value), planned and on static grids of 264, 528, 1056 teams:
 #                 for g in plan 264 528 1056; do for round in 1 2; do for n in base xitem; do
 #                   [grid] KATTN_PROBE_VARIANT=qblock_static KATTN_PROBE_GRID_TEAMS=$g $n/kattn_prefill_probe 40 10
-#               summary.txt: python3 ../summarize.py ab.txt base xitem
+#               summary.txt: python3 ../summarize.py ab.txt base xitem; ptxas.txt: registers and stack of the three builds
+#               (the TU compiled here with -Xptxas -v)
 # profile/      call 3 (17:00): Nsight Compute on the base probe, b16 512 with teams of 12 (launch 15) and of 4 (11):
 #                 ncu --clock-control none --kernel-name-base demangled -k regex:QBlockMma --launch-skip {14,10} \
 #                   --launch-count 1 --section SourceCounters --section WarpStateStats --section SpeedOfLight \
