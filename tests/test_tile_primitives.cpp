@@ -936,7 +936,8 @@ TEST(TileRings, BoxedTilesReachTheConsumersSlotAfterSlot) {
 // back through the products' layout and the number, and frees the slot, every thread arriving. 5
 // items over 2 slots, so that the phases turn. `held`: as the producer's partial K and V tiles go,
 // each lane holds the phase open for its copies (pipeline_hold_for_copies) and the first 8 lanes
-// arrive, the barrier counting 8.
+// arrive, the barrier counting 8; a hold that did nothing fails here only where a consumer reads
+// before the copies land (timing), so racecheck of this test is its stronger check.
 struct RingedRowCopies {
   static constexpr int kRows = kWarpgroupRows, kSlotElements = kRows * kWarpgroupHead;
   using Rings = TileRings<0, 0, 2>;
@@ -970,6 +971,7 @@ struct RingedRowCopies {
         else
           pipeline_arrive_on_copies(rings.q_full_barrier(n));
         if (lane == 0) handed[Rings::q_slot(n)] = 100 + n;
+        if (held) __syncwarp();  // as the producer's partial tiles: every lane's hold before the arrivals
         pipeline_arrive(rings.q_full_barrier(n), !held || lane < 8);
       }
     } else if (warp >= kWarpgroupWarps) {

@@ -29,4 +29,5 @@
 #               (call 5: checks.txt, targets-*.txt, targets.json.gz, ncu-*.txt; the 32 CLI tests failed there with the
 #               CLI not at its build path, so call 6 re-ran kattn_tests with it in place: kattn_tests-cli-in-place.txt;
 #               calls 7-9: memcheck and racecheck of kattn_backend_tests_Cuda --gtest_filter='*TileRings*', the last
-#               after the Boxed test lifted the scratch check itself: rings-sanitizers.txt)
+#               after the Boxed test lifted the scratch check itself; call 10 (18:35) the same after the review's mend
+#               of the held ring test (a warp barrier before its arrivals): rings-sanitizers.txt)

@@ -63,8 +63,8 @@ struct QBlockMmaKernel {
   static_assert(Rings::kBytes == kProducerBarrierBytes, "scratch_layout.hpp sizes the rings' barriers");
   static_assert(sizeof(QBlockItem) <= kProducerItemBytes, "scratch_layout.hpp sizes a Q slot's work item");
   // A Q buffer is full once each lane of the producer's two rows warps (a warpgroup of rows each)
-  // has its copies in (an arrival as they land) and has arrived after its own stores (zero rows;
-  // lane 0 of the first: the work item), and free
+  // has its copies in (zero rows too: cp.async of no source bytes; an arrival as they land) and has
+  // arrived once more (lane 0 of the first after its store of the work item), and free
   // once every thread of the rows has arrived after its last access (its output rows): each thread
   // releases its own accesses, no warp barrier stands in for them (racecheck follows them so).
   static constexpr int kQRowArrivals = Warpgroups * 2 * 32, kQReadArrivals = Warpgroups * kWarpgroupWarps * 32;
