@@ -232,7 +232,8 @@ struct QBlockMmaKernel {
 
   // A rows warp of the producer: the Q rows of item n for warpgroup g of rows into Q buffer n (its
   // 64, in the products' layout as warpgroup_stage_rows lays it out) and, for g = 0, the work item
-  // beside them (lane 0); each lane arrives once its copies land and once its own stores are done.
+  // beside them (lane 0); each lane arrives once its copies land and once more (lane 0 of warp g = 0
+  // after its store of the work item), as kQRowArrivals counts them.
   // Two warps share the rows: one alone, latency-bound on the rows' addresses at the producer's
   // registers, made the rows of b16 512 wait for their Q buffer (Nsight Compute, 2026-11-29).
   KOKKOS_INLINE_FUNCTION void produce_rows(Cache* tiles, const Rings& rings, QBlockItem* handed, int item, int n,
