@@ -2,8 +2,11 @@
 """Where a kernel's warps stall, from Nsight Compute's source page of one profiled launch:
     ncu -i REPORT.ncu-rep --page source --csv --print-source sass > SASS.csv
     python3 perf/ncu_stalls.py SASS.csv
-prints each stall reason's share of all samples, then, in address order, the SASS lines holding at
-least 0.15 % of the samples with their executed count and their three largest reasons."""
+prints each stall reason's share of all samples; the lines grouped by how often each ran (a kernel's
+code run once an item, once a step, ...: each group's lines, instructions and samples); then, in
+address order, the SASS lines holding at least 0.15 % of the samples with their executed count and
+their three largest reasons."""
+import collections
 import csv
 import io
 import sys
@@ -22,6 +25,19 @@ def main(path):
             print(f"  {k:28s} {v / everything * 100:5.1f}%")
     sampled = 'Warp Stall Sampling (All Samples)'
     all_samples = sum(num(r, sampled) for r in rows) or 1
+    executed = 'Instructions Executed'
+    groups = collections.defaultdict(lambda: [0, 0.0, 0.0])
+    for r in rows:
+        g = groups[int(num(r, executed))]
+        g[0] += 1
+        g[1] += num(r, executed)
+        g[2] += num(r, sampled)
+    all_executed = sum(g[1] for g in groups.values()) or 1
+    print(f'\nlines by executed count ({int(all_executed)} warp instructions): count, lines, '
+          'share of instructions, share of samples')
+    for count, (lines, n, samples) in sorted(groups.items(), key=lambda x: -x[1][1])[:12]:
+        if count:
+            print(f"  {count:>9d} {lines:6d} {n / all_executed * 100:5.1f}% {samples / all_samples * 100:5.1f}%")
     print('\ninstructions with >= 0.15% of samples, in address order: share, executed, top stalls')
     for r in rows:
         if num(r, sampled) / all_samples >= 0.0015:

@@ -604,6 +604,88 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
   expect_row_products_match_the_host<RowProducts>(4e-3);
 }
 
+// One warp's online softmax over three tiles of scores made up on the spot (no products): row r's
+// logits peak at 0.25 r in tile 0 (row 15 sees no key there), 3 higher in tile 1 (4.3 in log2:
+// under kSoftmaxMaxLag) and, in tile 2, 13 higher for even rows and 5 for odd ones (18.8 and 7.2).
+// Each step's alpha, running max and weights come back; the host checks that the max moves only
+// past the lag, that weights stay under 2^kSoftmaxMaxLag, and that the weights, rescaled by the
+// later steps' alphas and divided by the final sum, are the exact softmax.
+struct LaggedSoftmaxSteps {
+  static constexpr int kSteps = 3, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> weights;  // [step][row][key]
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> rows;     // [step][row][alpha, max, sum]
+
+  KOKKOS_INLINE_FUNCTION static float logit(int step, int row, int key) {
+    if (step == 0 && row == 15) return -compat::infinity();
+    const float rise = step == 0 ? 0.0f : step == 1 ? 3.0f : row % 2 ? 5.0f : 13.0f;
+    const float peak = 0.25f * float(row) + rise;
+    return peak - 0.5f * float((key * 7 + row) % 9);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type&) const {
+    const int lane = warp_lane();
+    WarpRowFragments<> f;
+    for (int step = 0; step < kSteps; ++step) {
+      WarpScores s;
+      for (int j = 0; j < kKeys / 8; ++j)
+        for (int i = 0; i < 4; ++i) s[j][i] = logit(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i));
+      float alpha[2];
+      warp_softmax_weights(f, s, 1.0f, alpha);
+      for (int j = 0; j < kKeys / 8; ++j)
+        for (int i = 0; i < 4; ++i) weights(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i)) = s[j][i];
+      SoftmaxState whole[2] = {f.state[0], f.state[1]};
+      warp_finish_sums(f);  // the sums so far, over the four lanes of a row
+      for (int h = 0; h < 2; ++h) {
+        if (lane & 3) continue;
+        const int row = fragment_row(lane, 2 * h);
+        rows(step, row, 0) = alpha[h];
+        rows(step, row, 1) = f.state[h].max;
+        rows(step, row, 2) = f.state[h].sum;
+      }
+      f.state[0] = whole[0], f.state[1] = whole[1];
+    }
+  }
+};
+
+TEST(WarpRows, RowMaximaMoveOnlyPastTheLag) {
+  if (!register_rows_available<test::Space>()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
+  using L = LaggedSoftmaxSteps;
+  const L l{decltype(L::weights)("w", L::kSteps, L::kRows, L::kKeys), decltype(L::rows)("r", L::kSteps, L::kRows, 3)};
+  Kokkos::parallel_for(test::Policy(1, 1, 32), l);
+  const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.weights);
+  const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), l.rows);
+  const double lag = std::exp2(double(kSoftmaxMaxLag));
+  for (int r = 0; r < L::kRows; ++r) {
+    // The max: set by the first tile a row sees, kept through tile 1's rise of 3, moved by tile 2's
+    // rise of 13 (even rows) and kept through its rise of 5 (odd rows).
+    const double none = -std::numeric_limits<double>::infinity();
+    const double first = r == 15 ? 3.0 + 0.25 * r : 0.25 * r;
+    const double expected_max[L::kSteps] = {r == 15 ? none : first, first, r % 2 ? first : 0.25 * r + 13.0};
+    double exact_max = none, exact_sum = 0.0;
+    for (int step = 0; step < L::kSteps; ++step) {
+      EXPECT_FLOAT_EQ(rows(step, r, 1), float(expected_max[step])) << "row " << r << " step " << step;
+      const bool moved = step > 0 && rows(step, r, 1) != rows(step - 1, r, 1);
+      if (step > 0 && !moved) EXPECT_EQ(rows(step, r, 0), 1.0f) << "row " << r << " step " << step;
+      for (int j = 0; j < L::kKeys; ++j) {
+        EXPECT_LE(w(step, r, j), lag) << "row " << r << " step " << step << " key " << j;
+        exact_max = std::max(exact_max, double(L::logit(step, r, j)));
+      }
+    }
+    for (int step = 0; step < L::kSteps; ++step)
+      for (int j = 0; j < L::kKeys; ++j) exact_sum += std::exp(double(L::logit(step, r, j)) - exact_max);
+    const double sum = rows(L::kSteps - 1, r, 2);
+    for (int step = 0; step < L::kSteps; ++step) {
+      double later = 1.0;  // the rescales of the steps after this one
+      for (int t = step + 1; t < L::kSteps; ++t) later *= rows(t, r, 0);
+      for (int j = 0; j < L::kKeys; ++j) {
+        const double exact = std::exp(double(L::logit(step, r, j)) - exact_max) / exact_sum;
+        EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
+            << "row " << r << " step " << step << " key " << j;
+      }
+    }
+  }
+}
+
 // One warpgroup (4 warps, 64 rows, head 128): Q rows staged and loaded as the prefill kernel does,
 // K and V written in the core-matrix layout, then two steps of warpgroup_scores, a masked
 // warp_softmax_step and warpgroup_accumulate, as in RowProducts.

@@ -49,6 +49,7 @@ struct KernelArgs {
   int num_seqs = 0;
   int num_q_heads = 0;
   FastDivisor queries_per_kv;  // query heads per KV head (.divisor); rows find their token and head by it
+  FastDivisor num_kv_heads;    // work items find their KV head and Q block by it
   int head_size = 0;
   int block_size = 0;
   ScoreRules<> rules;           // points into the feature views of the inputs
@@ -81,6 +82,7 @@ KernelArgs<Q, Cache, Out, Memory> make_kernel_args(const AttentionInputs<Q, Cach
   a.num_seqs = g.num_seqs;
   a.num_q_heads = g.num_q_heads;
   a.queries_per_kv = FastDivisor(g.queries_per_kv());
+  a.num_kv_heads = FastDivisor(g.num_kv_heads);
   a.head_size = g.head_size;
   a.block_size = g.block_size;
   a.rules.scale = float(params.softmax_scale) * params.k_scale;  // q·(k_scale k) = k_scale (q·k)

@@ -20,15 +20,15 @@ struct QBlockItem {
 };
 
 // q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp); rules: args.rules, or
-// as the kernel compiled them.
+// as the kernel compiled them. The item's indices by multiply-highs (FastDivisor): three integer
+// divisions were a tenth of a short item's instructions.
 template <class Args, class Rules, class Table>
 KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rules, const Table& q_blocks, int item,
-                                              int tile_size, int num_segments) {
-  const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
+                                              int tile_size, const FastDivisor& num_segments) {
   QBlockItem it;
-  it.segment = item % num_segments;
-  const int rest = item / num_segments;
-  const int q_block = rest / num_kv_heads;
+  const int rest = num_segments.divmod(item, it.segment);
+  int kv_head = 0;
+  const int q_block = args.num_kv_heads.divmod(rest, kv_head);
   const QBlockEntry block = q_blocks.entries(q_block);
   QBlockRows& rows = it.rows;
   rows.seq = block.seq;
@@ -38,7 +38,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rul
   rows.valid_tokens = block.valid_tokens;
   rows.first_position = block.first_position;
   rows.queries_per_kv = args.queries_per_kv;
-  rows.kv_head = rest - q_block * num_kv_heads;
+  rows.kv_head = kv_head;
 
   // Keys any row sees: from the first row's window start to the last row's end; segments split
   // the tiles in between. The tiles start at the window start, not at a multiple of tile_size:
@@ -52,7 +52,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rul
   const int num_tiles = it.tiles.count();
   // A segment past the block's last tile is empty, [num_tiles, num_tiles): teams that count the
   // tiles of their items (ring and barrier stages) add 0 for it, never a negative count.
-  const int tiles_per_segment = (num_tiles + num_segments - 1) / num_segments;
+  const int tiles_per_segment = num_segments.div(num_tiles + num_segments.divisor - 1);
   it.tile_begin = it.segment * tiles_per_segment < num_tiles ? it.segment * tiles_per_segment : num_tiles;
   it.tile_end = it.tile_begin + tiles_per_segment < num_tiles ? it.tile_begin + tiles_per_segment : num_tiles;
   return it;
@@ -62,7 +62,7 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rul
 // static-grid launch shape serves any batch).
 template <class Args, class Table>
 KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Table& q_blocks, int num_segments) {
-  return q_blocks.count(args.num_seqs) * (args.num_q_heads / args.queries_per_kv.divisor) * num_segments;
+  return q_blocks.count(args.num_seqs) * args.num_kv_heads.divisor * num_segments;
 }
 
 }  // namespace kattn

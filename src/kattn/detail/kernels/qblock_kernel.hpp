@@ -29,7 +29,7 @@ struct QBlockKernel {
   SegmentPartials<typename Space::memory_space> partials;  // Segmented only
   int block_m;                                             // rows: tokens of a Q block × queries_per_kv
   int tile_size;
-  int num_segments;
+  FastDivisor num_segments;  // the tiles of a Q block split over this many items (1: none)
   bool static_grid;
   bool tensor_cores;  // tile products on tensor cores (LaunchPlan::tensor_cores)
 
@@ -52,7 +52,7 @@ struct QBlockKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const Scratch scratch(team, block_m, tile_size, args.head_size);
-    const int items = qblock_num_items(args, q_blocks, num_segments);
+    const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, scratch, team.league_rank());
       return;

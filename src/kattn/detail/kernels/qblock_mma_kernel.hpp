@@ -78,7 +78,7 @@ struct QBlockMmaKernel {
   Args args;
   QBlockTable<typename Space::memory_space> q_blocks;
   SegmentPartials<typename Space::memory_space> partials;  // Segmented only
-  int num_segments;
+  FastDivisor num_segments;  // the tiles of a Q block split over this many items (1: none)
   bool static_grid;
   FastDivisor block_size;      // the cache's
   bool aligned;                // cache and query rows allow 16-byte loads (lane_chunks_aligned)
@@ -111,7 +111,7 @@ struct QBlockMmaKernel {
     constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
     auto* tiles = static_cast<Cache*>(
         team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()) + kBarrierBytes, kTileAlign));
-    const int items = qblock_num_items(args, q_blocks, num_segments);
+    const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
     int stages = 0;  // kBulkTiles: the tiles this team has staged (tile_barriers' stages)
     if constexpr (kBulkTiles) {
       if (tile_maps && team.league_rank() < items) {
@@ -157,7 +157,7 @@ struct QBlockMmaKernel {
       rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps, kQRowArrivals, kQReadArrivals);
     if (team.team_rank() == 0 && warp_lane() == 0) acquire_cache_tile_maps(tile_maps);
     team.team_barrier();  // the last one: the roles run their own loops
-    const int items = qblock_num_items(args, q_blocks, num_segments);
+    const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
     const int item_step = static_grid ? team.league_size() : items;  // a grid for the most Q blocks: one each
     int tiles_before = 0, items_before = 0, stages = 0;
     if (team.team_rank() < kWarpgroupWarps) {

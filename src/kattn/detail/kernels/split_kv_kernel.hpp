@@ -53,7 +53,7 @@ struct SplitKvItem {
 template <class Args>
 KOKKOS_INLINE_FUNCTION SplitKvItem split_kv_place(const Args& args, int league_rank, const SplitKvGrid& grid) {
   SplitKvItem it;
-  const int num_kv_heads = args.num_q_heads / args.queries_per_kv.divisor;
+  const int num_kv_heads = args.num_kv_heads.divisor;
   it.partition = league_rank % grid.num_partitions;
   it.row_group_item = league_rank / grid.num_partitions;
   const int group = it.row_group_item % grid.row_groups;

@@ -45,6 +45,13 @@ using WarpScores = WarpScoresOf<kFragmentTileKeys>;
 KOKKOS_INLINE_FUNCTION int fragment_row(int lane, int i) { return (lane >> 2) + ((i >> 1) << 3); }
 KOKKOS_INLINE_FUNCTION int fragment_column(int lane, int i) { return ((lane & 3) << 1) + (i & 1); }
 
+// How far (in log2) a row's running max may lag the largest logit it has seen (FlashAttention-4's
+// rescale threshold): the max moves only where a tile's exceeds it by more, so that most steps past
+// an item's first skip the accumulator's rescale. Weights then reach 2^kSoftmaxMaxLag, which fp16,
+// bf16 and the fp32 sums hold at their full relative precision; the result is the same softmax, as
+// each row's output and sum are taken at one max, whichever it is.
+constexpr float kSoftmaxMaxLag = 8.0f;
+
 // The lane index inside its warp (the Kokkos vector lane of a 32-lane thread).
 KOKKOS_INLINE_FUNCTION int warp_lane() {
 #if defined(__CUDA_ARCH__)
@@ -97,8 +104,9 @@ __device__ inline float quad_sum(float x) {
 // share the row. Moves each row's running max (kept in logits), gives in alpha the factor that
 // takes the output accumulated so far to the new max (lane_rows_rescale applies it), and turns s
 // into the weights exp(s · score_scale - max) = 2^(s · c - max · log2 e), c = score_scale · log2 e:
-// one FFMA and the hardware exp2 a score, the scale folded in (weights are at most 1, where exp2's
-// error is far below the fp16/bf16 rounding they get next). A masked score gives 2^-inf = 0.
+// one FFMA and the hardware exp2 a score, the scale folded in (exp2's relative error is far below
+// the fp16/bf16 rounding the weights get next). A masked score gives 2^-inf = 0.
+// A row's max moves only where a tile's exceeds it by more than kSoftmaxMaxLag (in log2).
 template <int ScoreTiles, class RowOf, class RowMax>
 __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
                                                  const RowOf& row_of, const RowMax& row_max, float score_scale,
@@ -122,7 +130,9 @@ __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float
   float offset[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // SoftmaxState::rescale_to, with the hardware exp2
-    const float new_max = fmaxf(state[h].max, row_max(tile_max[h]) * score_scale);
+    const float seen = row_max(tile_max[h]) * score_scale;
+    const bool moves = state[h].max == -compat::infinity() || (seen - state[h].max) * kLog2e > kSoftmaxMaxLag;
+    const float new_max = moves ? fmaxf(state[h].max, seen) : state[h].max;
     alpha[h] = state[h].max == -compat::infinity() ? 0.0f : exp2_approx((state[h].max - new_max) * kLog2e);
     state[h].sum *= alpha[h];
     state[h].max = new_max;
@@ -144,8 +154,8 @@ __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float
   }
 }
 
-// o *= alpha of its row (skipped when no row's max moved in the warp: past the first tiles it
-// rarely does).
+// o *= alpha of its row (skipped when no row's max moved in the warp: past an item's first tile it
+// rarely does, by kSoftmaxMaxLag).
 template <int OutTiles, class RowOf>
 __device__ inline void lane_rows_rescale(float (&o)[OutTiles][4], const float (&alpha)[2], const RowOf& row_of) {
   if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
@@ -294,7 +304,8 @@ KOKKOS_INLINE_FUNCTION void warp_finish_sums(WarpRowFragments<MaxHead>& f) {
 // Writes the warp's output rows, o · row_scale[h] rounded to Out, into its 16 scratch rows (row r
 // at rows + r · stride), after the warp's own reads of them: the accumulator's layout becomes whole
 // rows that lanes then store with 16-byte writes (warp_store_rows). Conflict-free for strides of
-// 8 (mod 64) elements. Other warps' reads of the rows are the caller's to order.
+// 8 (mod 64) elements. Other warps' reads of the rows are the caller's to order. fp16/bf16 rows go
+// as a lane's two adjacent columns at once (one conversion and one 4-byte store a pair).
 template <class Out, int MaxHead>
 KOKKOS_INLINE_FUNCTION void warp_write_rows(const WarpRowFragments<MaxHead>& f, const float (&row_scale)[2], Out* rows,
                                             int stride, int head_size) {
@@ -302,13 +313,27 @@ KOKKOS_INLINE_FUNCTION void warp_write_rows(const WarpRowFragments<MaxHead>& f, 
   __syncwarp();  // the warp's reads of these rows (ldmatrix) come first
 #endif
   const int lane = warp_lane();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same<Out, fp16_t>::value || std::is_same<Out, bf16_t>::value) {
 #pragma unroll
-  for (int n = 0; n < MaxHead / 8; ++n) {
-    if (8 * n >= head_size) break;
+    for (int n = 0; n < MaxHead / 8; ++n) {
+      if (8 * n >= head_size) break;
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
-      rows[fragment_row(lane, i) * stride + 8 * n + fragment_column(lane, i)] =
-          from_float<Out>(f.o[n][i] * row_scale[i >> 1]);
+      for (int i = 0; i < 4; i += 2)
+        *reinterpret_cast<std::uint32_t*>(rows + fragment_row(lane, i) * stride + 8 * n + fragment_column(lane, i)) =
+            mma_detail::round_pair<Out>(f.o[n][i] * row_scale[i >> 1], f.o[n][i + 1] * row_scale[i >> 1]);
+    }
+  } else
+#endif
+  {
+#pragma unroll
+    for (int n = 0; n < MaxHead / 8; ++n) {
+      if (8 * n >= head_size) break;
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        rows[fragment_row(lane, i) * stride + 8 * n + fragment_column(lane, i)] =
+            from_float<Out>(f.o[n][i] * row_scale[i >> 1]);
+    }
   }
 }
 

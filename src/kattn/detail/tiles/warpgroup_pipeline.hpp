@@ -130,14 +130,13 @@ KOKKOS_INLINE_FUNCTION void warpgroup_registers() {
 // (a block a rank: the loop runs once). With setmaxnreg inside that loop ptxas serializes every
 // wgmma of the kernel (C7512; on the producer probe of 2026-11-28 the loop's back edge, deleted from
 // the PTX, took it away). Traps where a block would have to run another rank (a grid sized
-// otherwise) rather than leave that rank undone. A producer thread may leave with cp.async copies
-// in flight (its last Q rows, a last partial tile) whose barrier phase the rows still wait on: the
-// kernel relies on them landing in the team's scratch, which stays while the rows run (the GPU
-// tests under memcheck and racecheck saw them land, 2026-11-29); a cp.async.wait_all before the
-// exit would make it certain at one wait a thread (not yet built and measured).
+// otherwise) rather than leave that rank undone. A producer thread may hold cp.async copies in
+// flight (its last Q rows, a last partial tile) whose barrier phase the rows still wait on: it
+// waits for them before it leaves, so that no copy outlives the thread that issued it.
 KOKKOS_INLINE_FUNCTION void warpgroup_role_exit(int league_size) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if (int(gridDim.x) < league_size) __trap();
+  asm volatile("cp.async.wait_all;" ::: "memory");
   asm volatile("exit;" ::: "memory");
 #else
   (void)league_size;
