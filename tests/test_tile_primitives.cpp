@@ -498,7 +498,8 @@ TEST(WarpKeyRows, WarpStatesMergeIntoWarpZero) {
 }
 
 // One warp, 16 query rows of head 64 against one K/V tile of kFragmentTileKeys keys, in two online-
-// softmax steps (keys below 32, then the rest) so that the second rescales the first: Q loaded
+// softmax steps (keys below 32, then the rest; the values repeat every 5 keys, so the second finds
+// the first's maxima: LaggedSoftmaxSteps moves a max): Q loaded
 // from scratch (warp_load_q), S = Q · K^T (warp_scores, exact on small integers), the weights at
 // softmax scale kScale (warp_softmax_step), O += P · V (warp_accumulate), then the rows normalised
 // and stored through scratch (warp_write_rows, warp_store_rows). Row r sees keys below 34 + 2r,
@@ -606,10 +607,11 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
 
 // One warp's online softmax over three tiles of scores made up on the spot (no products): row r's
 // logits peak at 0.25 r in tile 0 (row 15 sees no key there), 3 higher in tile 1 (4.3 in log2:
-// under kSoftmaxMaxLag) and, in tile 2, 13 higher for even rows and 5 for odd ones (18.8 and 7.2).
-// Each step's alpha, running max and weights come back; the host checks that the max moves only
-// past the lag, that weights stay under 2^kSoftmaxMaxLag, and that the weights, rescaled by the
-// later steps' alphas and divided by the final sum, are the exact softmax.
+// under kSoftmaxMaxLag) and, in tile 2, 6.5 higher for even rows and 5.5 for odd ones (9.4 and 7.9
+// in log2: a lag taken in nats would keep both). Each step's alpha, running max and weights come
+// back; the host checks that the max moves only past the lag, that weights stay under
+// 2^kSoftmaxMaxLag (odd rows reach e^5.5 = 245), and that the weights, rescaled by the later steps'
+// alphas and divided by the final sum, are the exact softmax.
 struct LaggedSoftmaxSteps {
   static constexpr int kSteps = 3, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
   Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> weights;  // [step][row][key]
@@ -617,7 +619,7 @@ struct LaggedSoftmaxSteps {
 
   KOKKOS_INLINE_FUNCTION static float logit(int step, int row, int key) {
     if (step == 0 && row == 15) return -compat::infinity();
-    const float rise = step == 0 ? 0.0f : step == 1 ? 3.0f : row % 2 ? 5.0f : 13.0f;
+    const float rise = step == 0 ? 0.0f : step == 1 ? 3.0f : row % 2 ? 5.5f : 6.5f;
     const float peak = 0.25f * float(row) + rise;
     return peak - 0.5f * float((key * 7 + row) % 9);
   }
@@ -657,10 +659,10 @@ TEST(WarpRows, RowMaximaMoveOnlyPastTheLag) {
   const double lag = std::exp2(double(kSoftmaxMaxLag));
   for (int r = 0; r < L::kRows; ++r) {
     // The max: set by the first tile a row sees, kept through tile 1's rise of 3, moved by tile 2's
-    // rise of 13 (even rows) and kept through its rise of 5 (odd rows).
+    // rise of 6.5 (even rows) and kept through its rise of 5.5 (odd rows; row 15's max is tile 1's).
     const double none = -std::numeric_limits<double>::infinity();
     const double first = r == 15 ? 3.0 + 0.25 * r : 0.25 * r;
-    const double expected_max[L::kSteps] = {r == 15 ? none : first, first, r % 2 ? first : 0.25 * r + 13.0};
+    const double expected_max[L::kSteps] = {r == 15 ? none : first, first, r % 2 ? first : 0.25 * r + 6.5};
     double exact_max = none, exact_sum = 0.0;
     for (int step = 0; step < L::kSteps; ++step) {
       EXPECT_FLOAT_EQ(rows(step, r, 1), float(expected_max[step])) << "row " << r << " step " << step;

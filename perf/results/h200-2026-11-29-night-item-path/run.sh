@@ -20,3 +20,6 @@
 # of 4 (perf/results/h200-2026-11-29-evening-rows-warps/run.sh, call 3), with the new grouping by executed count.
 # summaries: python3 ../h200-2026-11-29-evening-rows-warps/summarize.py AB.txt A B (the lower of the rounds' medians;
 # checksums equal or not).
+# call 7 (21:35)     call7-backend-tests.sh -> checks/backend-tests-mended.txt (kattn_backend_tests_Cuda rebuilt after the
+#                                            review's mend of RowMaximaMoveOnlyPastTheLag: all, then WarpRows under
+#                                            memcheck and racecheck)
