@@ -23,3 +23,5 @@
 # call 7 (21:35)     call7-backend-tests.sh -> checks/backend-tests-mended.txt (kattn_backend_tests_Cuda rebuilt after the
 #                                            review's mend of RowMaximaMoveOnlyPastTheLag: all, then WarpRows under
 #                                            memcheck and racecheck)
+# call 8 (21:47)     call8-suite.sh       -> suite/ (perf/run_suite.sh on the shipped CLI, 5 + 20 runs a case, beside SDPA:
+#                                            suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
