@@ -25,3 +25,6 @@
 #                                            memcheck and racecheck)
 # call 8 (21:47)     call8-suite.sh       -> suite/ (perf/run_suite.sh on the shipped CLI, 5 + 20 runs a case, beside SDPA:
 #                                            suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
+# call 9 (22:15)     call9-refactor.sh    -> refactor/ (the Q row lookup as one member of the kernel and no empty branch:
+#                                            its probe against the shipped one, every output bit-equal, 0.993-1.009x;
+#                                            kattn_tests, validate, backend tests) -> refactor/summary.txt

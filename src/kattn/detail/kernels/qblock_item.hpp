@@ -20,8 +20,8 @@ struct QBlockItem {
 };
 
 // q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp); rules: args.rules, or
-// as the kernel compiled them. The item's indices by multiply-highs (FastDivisor): three integer
-// divisions were a tenth of a short item's instructions.
+// as the kernel compiled them. The item's indices by multiply-highs (FastDivisor): as four integer
+// divisions they took about 90 of a short item's 1,440 instructions a warp.
 template <class Args, class Rules, class Table>
 KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rules, const Table& q_blocks, int item,
                                               int tile_size, const FastDivisor& num_segments) {

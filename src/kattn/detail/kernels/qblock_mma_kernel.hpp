@@ -243,14 +243,12 @@ struct QBlockMmaKernel {
     const QBlockRows& rows = it.rows;
     const int lane = warp_lane(), stride = fragment_tile_stride(kMaxHead);
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
-    const Cache* q_base = args.q.data();
-    const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
     Cache* const q_rows = tiles + (kProducerKSlots + kProducerVSlots + Rings::q_slot(n)) * kTileKeys * stride;
     rings.wait_q_free(n);
     const int row0 = g * kWarpgroupRows;
     for (int w = 0; w < kWarpgroupWarps; ++w)
-      warpgroup_stage_rows<Cache>([&](int r) { return q_row(row0 + r); }, valid_rows - row0, q_rows + row0 * stride, w,
-                                  lane);
+      warpgroup_stage_rows<Cache>([&](int r) { return q_row(rows, valid_rows, row0 + r); }, valid_rows - row0,
+                                  q_rows + row0 * stride, w, lane);
     pipeline_arrive_on_copies(rings.q_full_barrier(n));
     if (g == 0 && lane == 0) handed[Rings::q_slot(n)] = it;
     pipeline_arrive(rings.q_full_barrier(n), true);
@@ -340,22 +338,21 @@ struct QBlockMmaKernel {
       stage(false, tile, k_buffer(tile));
       stage(true, tile, v_buffer(tile));
     };
-    // The block's Q rows (deep: apart, in the products' layout; else through the V buffer) beside
-    // the first K tile's copies (and the first V tile's, deep).
-    const Cache* q_base = args.q.data();
-    const auto q_row = [&](int r) { return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : q_base; };
     // A warpgroup's Q rows, in the products' layout (deep).
     const int warpgroup_row0 = warp / kWarpgroupWarps * kWarpgroupRows;
     [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * (Producer ? stride : kWarpgroupHead);
     // With the producer: the warpgroup's own barrier.
     [[maybe_unused]] const auto warpgroup_sync = [&] { warpgroup_barrier(1 + warp / kWarpgroupWarps); };
-    if constexpr (Producer) {
-      // the producer's rows warps have staged them (handed_item)
-    } else if constexpr (DeepTiles)
-      warpgroup_stage_rows<Cache>([&](int r) { return q_row(warpgroup_row0 + r); }, valid_rows - warpgroup_row0, q_tile,
-                                  warp % kWarpgroupWarps, lane);
-    else
-      team_stage_rows_at(team, q_row, valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned, q_rows);
+    // The block's Q rows (deep: apart, in the products' layout; else through the V buffer) beside
+    // the first K tile's copies (and the first V tile's, deep); with the producer its rows warps
+    // have staged them (handed_item).
+    [[maybe_unused]] const auto q_row_at = [&](int r) { return q_row(rows, valid_rows, r); };
+    if constexpr (!DeepTiles)
+      team_stage_rows_at(team, q_row_at, valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned,
+                         q_rows);
+    else if constexpr (!Producer)
+      warpgroup_stage_rows<Cache>([&](int r) { return q_row_at(warpgroup_row0 + r); }, valid_rows - warpgroup_row0,
+                                  q_tile, warp % kWarpgroupWarps, lane);
     // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
     const auto copies_done = [] {
       team_stage_wait(0);
@@ -589,6 +586,12 @@ struct QBlockMmaKernel {
     if constexpr (Producer) rings.q_read(items_before, true);  // the thread's output rows are out of the Q buffer
 #endif
     return it.tile_end - it.tile_begin;
+  }
+
+  // Query row r of an item's rows (valid_rows of them), or any readable row past them (their copies
+  // are zeros).
+  KOKKOS_INLINE_FUNCTION const Cache* q_row(const QBlockRows& rows, int valid_rows, int r) const {
+    return r < valid_rows ? &args.q(rows.token(r), rows.head(r), 0) : args.q.data();
   }
 
   // The item's work: with the producer, handed over beside its Q rows (which are then in, and
