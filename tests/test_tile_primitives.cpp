@@ -834,7 +834,7 @@ struct PublishTileMaps {
   CacheTileMaps maps;
   CacheTileMaps* to;
   KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
-    publish_cache_tile_maps(team, maps, to);
+    publish_tile_maps(team, maps, to);
   }
 };
 
@@ -919,6 +919,126 @@ TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
   }
 }
 
+// The query and output rows' copies as the prefill kernel of one warpgroup runs them: a Q block
+// loaded by the copy engine into the products' layout (a block past the tensor's last token gets
+// zeros there), the tile stored back to the output rows (rows past the last token left alone),
+// and a warp's output fragments written into the layout (warp_write_tile_rows) and stored.
+constexpr int kRowTokens = 40, kRowHeads = 8, kRowHeadsPerKv = 4, kRowBlockTokens = 16;
+
+// Exact in fp16: whole numbers under 2048.
+float row_value(int token, int head, int d) { return float((token * 7 + head * 3 + d) % 251); }
+// The output fragments' values: row r of the block, column d.
+KOKKOS_INLINE_FUNCTION float fragment_value(int r, int d) { return float((r * 5 + d * 3) % 509); }
+
+struct PublishRowMaps {
+  RowTileMaps maps;
+  RowTileMaps* to;
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+    publish_tile_maps(team, maps, to);
+  }
+};
+
+struct BulkRowCopies {
+  static constexpr std::size_t kTileBytes = 2 * kWarpgroupRows * 128;
+  static constexpr std::size_t kScratchBytes = kTileBytes + 8 + kWarpgroupTileAlign;
+  Kokkos::View<RowTileMaps*, test::Memory> maps;
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> loaded;  // [block][row][head element]
+  int head0;
+  int token0[2];  // the blocks' first tokens: the first whole, the second past the last token
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+#if defined(__CUDA_ARCH__)
+    auto* tile = static_cast<fp16_t*>(team.team_scratch(0).get_shmem_aligned(kTileBytes + 8, kWarpgroupTileAlign));
+    const unsigned to = unsigned(__cvta_generic_to_shared(tile)), barrier = to + unsigned(kTileBytes);
+    const bool first_thread = team.team_rank() == 0 && warp_lane() == 0;
+    if (first_thread) {
+      pipeline_init(barrier, 1);
+      pipeline_init_fence();
+      acquire_tile_maps(maps.data());
+    }
+    team.team_barrier();
+    for (int block = 0; block < 2; ++block) {
+      if (first_thread) {
+        bulk_store_wait_read();  // the last block's store has read the tile
+        bulk_copy_q_block(maps.data(), to, barrier, head0, token0[block]);
+      }
+      pipeline_wait(barrier, unsigned(block) & 1u);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kWarpgroupRows * kWarpgroupHead), [&](int i) {
+        const int r = i / kWarpgroupHead, d = i % kWarpgroupHead;
+        loaded(block, r, d) = to_float(tile[warpgroup_tile_offset<kWarpgroupRows>(r, d) / 2]);
+      });
+      team.team_barrier();  // every thread has read the tile
+      if (first_thread) bulk_store_out_block(maps.data(), to, head0, token0[block]);
+    }
+    // A warp's fragments into the tile, then out as the first block's rows of heads head0 - 4 on.
+    WarpRowFragments<kWarpgroupHead> f;
+    const int lane = warp_lane(), row0 = team.team_rank() * kFragmentRows;
+    for (int n = 0; n < kWarpgroupHead / 8; ++n)
+      for (int i = 0; i < 4; ++i)
+        f.o[n][i] = fragment_value(row0 + fragment_row(lane, i), 8 * n + fragment_column(lane, i));
+    const float row_scale[2] = {1.0f, 1.0f};
+    if (first_thread) bulk_store_wait_read();
+    team.team_barrier();
+    warp_write_tile_rows(f, row_scale, tile, row0);
+    warpgroup_tile_ready();
+    team.team_barrier();
+    if (first_thread) {
+      bulk_store_out_block(maps.data(), to, head0 - kRowHeadsPerKv, token0[0]);
+      bulk_store_wait();
+    }
+#else
+    (void)team;
+#endif
+  }
+};
+
+TEST(TeamBulkCopy, QueryBlocksRoundTripThroughTheProductsLayout) {
+  if (!warpgroup_mma_available<test::Space>()) GTEST_SKIP() << "the bulk copies need an sm_90a build";
+  using Rows = Kokkos::View<fp16_t***, Kokkos::LayoutRight, test::Memory>;
+  const Rows q("q", kRowTokens, kRowHeads, kWarpgroupHead), out("out", kRowTokens, kRowHeads, kWarpgroupHead);
+  const auto q_host = Kokkos::create_mirror_view(q);
+  for (int t = 0; t < kRowTokens; ++t)
+    for (int h = 0; h < kRowHeads; ++h)
+      for (int d = 0; d < kWarpgroupHead; ++d) q_host(t, h, d) = from_float<fp16_t>(row_value(t, h, d));
+  Kokkos::deep_copy(q, q_host);
+  Geometry g;
+  g.num_q_heads = kRowHeads, g.num_kv_heads = kRowHeads / kRowHeadsPerKv, g.head_size = kWarpgroupHead;
+  const std::optional<RowTileMaps> maps = encode_row_tile_maps<test::Space>(q, out, g, kRowBlockTokens);
+  ASSERT_TRUE(maps);
+  EXPECT_FALSE(encode_row_tile_maps<test::Space>(q, out, g, kRowBlockTokens / 2)) << "32 rows are no warpgroup's";
+  const int head0 = kRowHeadsPerKv, token0[2] = {kRowBlockTokens, 2 * kRowBlockTokens};  // tokens 32-47 of 40
+  const BulkRowCopies copies{decltype(BulkRowCopies::maps)("maps", 1),
+                             decltype(BulkRowCopies::loaded)("loaded", 2, kWarpgroupRows, kWarpgroupHead),
+                             head0,
+                             {token0[0], token0[1]}};
+  Kokkos::parallel_for(test::Policy(1, 32), PublishRowMaps{*maps, copies.maps.data()});
+  test::Policy policy(1, kWarpgroupWarps, 32);
+  policy.set_scratch_size(0, Kokkos::PerTeam(BulkRowCopies::kScratchBytes));
+  allow_team_scratch(policy, copies);
+  Kokkos::parallel_for(policy, copies);
+  const auto loaded = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), copies.loaded);
+  const auto stored = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int block = 0; block < 2; ++block)
+    for (int r = 0; r < kWarpgroupRows; ++r) {
+      const int token = token0[block] + r / kRowHeadsPerKv, head = head0 + r % kRowHeadsPerKv;
+      for (int d = 0; d < kWarpgroupHead; ++d)
+        ASSERT_EQ(loaded(block, r, d), token < kRowTokens ? row_value(token, head, d) : 0.0f)
+            << "block " << block << " row " << r << " d " << d;
+    }
+  for (int t = 0; t < kRowTokens; ++t)
+    for (int h = 0; h < kRowHeads; ++h)
+      for (int d = 0; d < kWarpgroupHead; ++d) {
+        const int r = (t - token0[0]) * kRowHeadsPerKv + h % kRowHeadsPerKv;
+        const bool first_block = t >= token0[0] && t < token0[1];
+        const float expected = t < token0[0]               ? 0.0f
+                               : first_block && h >= head0 ? row_value(t, h, d)
+                               : first_block               ? fragment_value(r, d)
+                               : h >= head0                ? row_value(t, h, d)
+                                                           : 0.0f;
+        ASSERT_EQ(to_float(stored(t, h, d)), expected) << "token " << t << " head " << h << " d " << d;
+      }
+}
+
 // A producer warp's boxes through a ring, as the producer warpgroup of the two-warpgroup prefill
 // kernel fills its K ring: lane b copies block b of each whole tile (TeamBulkTileCopy::copy_block)
 // into slot n mod 2 of TileRings, and a warpgroup of consumers waits for each tile, reads it back
@@ -944,7 +1064,7 @@ struct RingedBoxCopies {
     const int warp = team.team_rank(), lane = warp_lane(), boxes = kRows / box_rows;
     if (warp == 0 && lane == 0) {
       rings.init(boxes, kWarpgroupWarps);
-      acquire_cache_tile_maps(maps.data());
+      acquire_tile_maps(maps.data());
     }
     team.team_barrier();
     if (warp == 0) {

@@ -88,12 +88,18 @@ struct QBlockMmaKernel {
 
   const CacheTileMaps* tile_maps = nullptr;  // kBulkTiles: the cache's maps for the bulk copies; null: rows
   int box_rows = 0;                          // with tile_maps: cache_tile_box_rows of the cache
+  const RowTileMaps* row_maps = nullptr;     // kBulkRows: the query and output rows' maps; null: rows by lanes
   // Whole tiles by the tensor memory accelerator: the two-warpgroup kernel's, where the launch
   // gives it maps (blocks of at least kBulkCopyMinBoxRows slots: team_bulk_copy.hpp).
   static constexpr bool kBulkTiles = BulkTiles;
   static_assert(!BulkTiles || (DeepTiles && Warpgroups == 2), "the bulk copies are the two-warpgroup kernel's");
   using BulkCopy = TeamBulkTileCopy<kTileKeys>;
-  static constexpr std::size_t kBarrierBytes = kBulkTiles ? 16 : 0;  // TileBarriers, past the buffers
+  // A team of one warpgroup on double-buffered tiles, unsegmented: its Q block's rows in and its
+  // output rows out by the tensor memory accelerator where the launch gives it their maps
+  // (RowTileMaps, team_bulk_copy.hpp; null: by lanes), the Q rows on a barrier of their own.
+  static constexpr bool kBulkRows = Warpgroup && DeepTiles && Warpgroups == 1 && !Producer && !Segmented;
+  // TileBarriers, then the Q rows' barrier, past the buffers
+  static constexpr std::size_t kBarrierBytes = (kBulkTiles ? 16 : 0) + (kBulkRows ? 8 : 0);
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -112,21 +118,38 @@ struct QBlockMmaKernel {
     auto* tiles = static_cast<Cache*>(
         team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()) + kBarrierBytes, kTileAlign));
     const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
-    int stages = 0;  // kBulkTiles: the tiles this team has staged (tile_barriers' stages)
+    int stages = 0;   // kBulkTiles: the tiles this team has staged (tile_barriers' stages)
+    int q_loads = 0;  // kBulkRows: the Q blocks this team has loaded (phases of q_barrier)
     if constexpr (kBulkTiles) {
       if (tile_maps && team.league_rank() < items) {
         tile_barriers(tiles).init(tile_maps, team.team_rank(), warp_lane());
         team.team_barrier();
       }
     }
+    if constexpr (kBulkRows) {
+      if (row_maps && team.league_rank() < items) {
+        if (team.team_rank() == 0 && warp_lane() == 0) {
+          pipeline_init(q_barrier(tiles), 1);
+          pipeline_init_fence();
+          acquire_tile_maps(row_maps);
+        }
+        team.team_barrier();
+      }
+    }
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
-      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages);
-      return;
+      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages, q_loads);
+    } else {
+      for (int item = team.league_rank(); item < items; item += team.league_size()) {
+        process(team, tiles, items - 1 - item, stages, q_loads);
+        team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
+      }
     }
-    for (int item = team.league_rank(); item < items; item += team.league_size()) {
-      process(team, tiles, items - 1 - item, stages);
-      team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
-    }
+    if (kBulkRows && row_maps && team.team_rank() == 0 && warp_lane() == 0) bulk_store_wait();  // before it leaves
+  }
+
+  // kBulkRows: the Q rows' barrier, past the buffers and the stages' barriers.
+  KOKKOS_INLINE_FUNCTION static unsigned q_barrier(Cache* tiles) {
+    return tile_barriers(tiles).at + (kBulkTiles ? 16u : 0u);
   }
 
   // kBulkTiles: the stages' barriers, past the buffers.
@@ -155,11 +178,11 @@ struct QBlockMmaKernel {
     QBlockItem* const handed = reinterpret_cast<QBlockItem*>(reinterpret_cast<char*>(past_buffers) + Rings::kBytes);
     if (team.team_rank() == 0 && warp_lane() == 0)
       rings.init(kTileKeys / box_rows, Warpgroups * kWarpgroupWarps, kQRowArrivals, kQReadArrivals);
-    if (team.team_rank() == 0 && warp_lane() == 0) acquire_cache_tile_maps(tile_maps);
+    if (team.team_rank() == 0 && warp_lane() == 0) acquire_tile_maps(tile_maps);
     team.team_barrier();  // the last one: the roles run their own loops
     const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
     const int item_step = static_grid ? team.league_size() : items;  // a grid for the most Q blocks: one each
-    int tiles_before = 0, items_before = 0, stages = 0;
+    int tiles_before = 0, items_before = 0, stages = 0, q_loads = 0;
     if (team.team_rank() < kWarpgroupWarps) {
       warpgroup_registers<kProducerRegisters, false>();
       if (team.team_rank() < 2)
@@ -172,7 +195,8 @@ struct QBlockMmaKernel {
       warpgroup_registers<kRowsRegisters, true>();
       WarpgroupTurns{team.team_rank() / kWarpgroupWarps - 1}.start();
       for (int item = team.league_rank(); item < items; item += item_step)
-        tiles_before += process(team, tiles, items - 1 - item, stages, rings, tiles_before, items_before++, handed);
+        tiles_before +=
+            process(team, tiles, items - 1 - item, stages, q_loads, rings, tiles_before, items_before++, handed);
     }
     warpgroup_role_exit(team.league_size());
 #else
@@ -257,11 +281,11 @@ struct QBlockMmaKernel {
 #endif
   }
 
-  // One item; with the producer, `tiles_before` counts the rings' earlier tiles and `items_before`
-  // the team's earlier items (Q buffers), and the item comes from the producer (`handed`). Gives
-  // its tiles.
-  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, const Rings& rings = {},
-                                     int tiles_before = 0, int items_before = 0,
+  // One item; `q_loads` counts the team's Q blocks loaded by the copy engine (kBulkRows); with the
+  // producer, `tiles_before` counts the rings' earlier tiles and `items_before` the team's earlier
+  // items (Q buffers), and the item comes from the producer (`handed`). Gives its tiles.
+  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, int& q_loads,
+                                     const Rings& rings = {}, int tiles_before = 0, int items_before = 0,
                                      const QBlockItem* handed = nullptr) const {
     const QBlockItem it = handed_item(rings, item, items_before, handed);
     const QBlockRows& rows = it.rows;
@@ -350,9 +374,27 @@ struct QBlockMmaKernel {
     if constexpr (!DeepTiles)
       team_stage_rows_at(team, q_row_at, valid_rows, kFragmentRows * team.team_size(), head_size, stride, aligned,
                          q_rows);
-    else if constexpr (!Producer)
-      warpgroup_stage_rows<Cache>([&](int r) { return q_row_at(warpgroup_row0 + r); }, valid_rows - warpgroup_row0,
-                                  q_tile, warp % kWarpgroupWarps, lane);
+    // kBulkRows with maps: the Q block by the copy engine (one thread, once the engine has read the
+    // last item's output rows out of the buffer), complete at phase q_phase of q_barrier.
+    [[maybe_unused]] const bool bulk_rows = kBulkRows && row_maps != nullptr;
+    [[maybe_unused]] const unsigned q_phase = unsigned(q_loads) & 1u;
+    if constexpr (kBulkRows) {
+      if (bulk_rows) {
+#if defined(__CUDA_ARCH__)
+        if (team.team_rank() == 0 && lane == 0) {
+          bulk_store_wait_read();
+          bulk_copy_q_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)), q_barrier(tiles),
+                            rows.kv_head * rows.queries_per_kv.divisor, rows.first_token);
+        }
+#endif
+        ++q_loads;
+      }
+    }
+    if constexpr (DeepTiles && !Producer) {
+      if (!bulk_rows)
+        warpgroup_stage_rows<Cache>([&](int r) { return q_row_at(warpgroup_row0 + r); }, valid_rows - warpgroup_row0,
+                                    q_tile, warp % kWarpgroupWarps, lane);
+    }
     // This thread's copies are in (and, for the warpgroup products, visible to the tensor cores).
     const auto copies_done = [] {
       team_stage_wait(0);
@@ -498,6 +540,7 @@ struct QBlockMmaKernel {
           warpgroup_weights<Cache>(s, p);
         };
         next_tile(it.tile_begin);
+        if (bulk_rows) pipeline_wait(q_barrier(tiles), q_phase);
         turn();
         warpgroup_scores_issue<Cache>(q_tile, k_buffer(it.tile_begin), s);
         pass();
@@ -549,6 +592,7 @@ struct QBlockMmaKernel {
         warpgroup_sync();
       } else {
         team_stage_wait(0);  // the Q rows' copies, where the item had no tile
+        if (bulk_rows) pipeline_wait(q_barrier(tiles), q_phase);
         team.team_barrier();
       }
     } else {
@@ -579,6 +623,23 @@ struct QBlockMmaKernel {
       }
     }
     warp_finish_sums(f);
+    if constexpr (kBulkRows && sizeof(Out) == 2) {
+      if (bulk_rows && valid_rows == kWarpgroupRows) {
+        // The block's output rows through the Q buffer in the products' layout, then out by the copy
+        // engine: every row of the box is a valid token's.
+        const float row_scale[2] = {f.state[0].inverse_sum() * args.out_multiplier,
+                                    f.state[1].inverse_sum() * args.out_multiplier};
+        warp_write_tile_rows(f, row_scale, reinterpret_cast<Out*>(q_tile), row0);
+        warpgroup_tile_ready();
+        team.team_barrier();
+#if defined(__CUDA_ARCH__)
+        if (team.team_rank() == 0 && lane == 0)
+          bulk_store_out_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)),
+                               rows.kv_head * rows.queries_per_kv.divisor, rows.first_token);
+#endif
+        return it.tile_end - it.tile_begin;
+      }
+    }
     Cache* const out_rows =
         Producer ? q_tile + (warp % kWarpgroupWarps) * kFragmentRows * stride : tiles + row0 * stride;
     store(f, it, row0, out_rows, stride, valid_rows - row0);

@@ -49,6 +49,9 @@ struct QBlockOffsetsKernel {
   // maps (encoded on the host), written where that kernel reads them; null: none.
   CacheTileMaps tile_maps{};
   CacheTileMaps* tile_maps_to = nullptr;
+  // Likewise the maps of the query and output rows (RowTileMaps) for the kernel of one warpgroup.
+  RowTileMaps row_maps{};
+  RowTileMaps* row_maps_to = nullptr;
 
   // The per-sequence arrays the entries are filled from, in team scratch: each Q block's search for
   // its sequence and its reads of the lengths then take no global round trip (searching global
@@ -100,7 +103,8 @@ struct QBlockOffsetsKernel {
       fill(offsets, starts, lens);
     else
       fill(cu_q_blocks, cu_seqlens_q, seq_lens);
-    if (tile_maps_to) publish_cache_tile_maps(team, tile_maps, tile_maps_to);
+    if (tile_maps_to) publish_tile_maps(team, tile_maps, tile_maps_to);
+    if (row_maps_to) publish_tile_maps(team, row_maps, row_maps_to);
   }
 };
 

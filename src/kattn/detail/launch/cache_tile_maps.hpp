@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda.h>
@@ -65,6 +66,27 @@ bool encode(const PagedKvAccessor<Storage>& cache, const Geometry& g, int box_ro
   return true;
 }
 
+// One row tensor's map: [tokens][heads][head_size] of 2-byte elements (strides in elements),
+// boxes of 64 head elements × `heads` heads × `tokens` tokens in the 128-byte swizzle.
+inline bool encode_rows(const void* data, std::int64_t tokens_extent, std::int64_t heads_extent, int head_size,
+                        std::int64_t token_stride, std::int64_t head_stride, int heads, int tokens,
+                        std::uint64_t (&map)[16]) {
+  const cuuint64_t dims[3] = {cuuint64_t(head_size), cuuint64_t(heads_extent), cuuint64_t(tokens_extent)};
+  const cuuint64_t strides[2] = {cuuint64_t(head_stride) * 2, cuuint64_t(token_stride) * 2};
+  const cuuint32_t box[3] = {64, cuuint32_t(heads), cuuint32_t(tokens)};
+  const cuuint32_t steps[3] = {1, 1, 1};
+  for (const cuuint64_t stride : strides)
+    if (stride % 16 != 0 || stride >= (cuuint64_t(1) << 40)) return false;
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0 || tokens_extent <= 0) return false;
+  CUtensorMap encoded;
+  if (encoder()(&encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, const_cast<void*>(data), dims, strides, box, steps,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+  std::memcpy(map, &encoded, sizeof(map));
+  return true;
+}
+
 }  // namespace tile_maps_detail
 #endif
 
@@ -86,6 +108,35 @@ std::optional<CacheTileMaps> encode_cache_tile_maps(const PagedKvAccessor<Storag
   }
 #endif
   (void)k, (void)v, (void)g, (void)tile_keys;
+  return std::nullopt;
+}
+
+// The maps of the query rows `q` and output rows `out` (LayoutRight [tokens][query heads][head]
+// views of 2-byte elements) for Q blocks of block_q tokens × queries_per_kv heads = one
+// warpgroup's 64 rows, or nothing where they do not apply (no TMA in this build, another head, other
+// blocks, rows the copy engine cannot take, or a driver without the encoder): the kernel then
+// stages and stores its rows by lanes.
+template <class Space, class QView, class OutView>
+std::optional<RowTileMaps> encode_row_tile_maps(const QView& q, const OutView& out, const Geometry& g, int block_q) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (warpgroup_mma_available<Space>() && sizeof(typename QView::value_type) == 2 &&
+                sizeof(typename OutView::value_type) == 2) {
+    static_assert(std::is_same<typename QView::array_layout, Kokkos::LayoutRight>::value &&
+                      std::is_same<typename OutView::array_layout, Kokkos::LayoutRight>::value,
+                  "a row's head elements contiguous");
+    const int heads = g.queries_per_kv();
+    RowTileMaps maps{};
+    if (g.head_size == kWarpgroupHead && int(q.extent(2)) == g.head_size && int(out.extent(2)) == g.head_size &&
+        heads * block_q == kWarpgroupRows && tile_maps_detail::encoder() &&
+        tile_maps_detail::encode_rows(q.data(), std::int64_t(q.extent(0)), std::int64_t(q.extent(1)), g.head_size,
+                                      std::int64_t(q.stride_0()), std::int64_t(q.stride_1()), heads, block_q, maps.q) &&
+        tile_maps_detail::encode_rows(out.data(), std::int64_t(out.extent(0)), std::int64_t(out.extent(1)), g.head_size,
+                                      std::int64_t(out.stride_0()), std::int64_t(out.stride_1()), heads, block_q,
+                                      maps.out))
+      return maps;
+  }
+#endif
+  (void)q, (void)out, (void)g, (void)block_q;
   return std::nullopt;
 }
 

@@ -41,6 +41,7 @@ struct PartLaunch {
   std::size_t cu_q_blocks_at = 0, q_block_entries_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
   std::size_t tile_maps_at = 0;  // warpgroup Q blocks: the cache's tensor maps (team_bulk_copy.hpp)
+  std::size_t row_maps_at = 0;   // and the query and output rows' maps
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
@@ -55,7 +56,10 @@ struct PartLaunch {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
       q_block_entries_at = layout.reserve(std::size_t(max_q_blocks), sizeof(QBlockEntry));
-      if (plan.warpgroup_products) tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
+      if (plan.warpgroup_products) {
+        tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
+        row_maps_at = layout.reserve(1, sizeof(RowTileMaps));
+      }
     }
     // Partials of the part's tokens only (a decode part with many segments beside a long prefill).
     const std::size_t rows =
@@ -216,13 +220,22 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
           ? encode_cache_tile_maps<Space>(args.k, args.v, g, 2 * kFragmentTileKeys)
           : std::optional<CacheTileMaps>{};
   CacheTileMaps* const tile_maps_at = tile_maps ? reinterpret_cast<CacheTileMaps*>(base + part.tile_maps_at) : nullptr;
+  // A team of one warpgroup on double-buffered tiles takes its Q rows and puts its output rows by
+  // the tensor memory accelerator where their maps apply (one instruction a half-head for the
+  // block, where its lanes found each row's address: about a sixth of its instructions on b16 512).
+  const bool bulk_rows = !Segmented && deep_tiles && team_warpgroups == 1 && !producer && g.head_size == kWarpgroupHead;
+  const std::optional<RowTileMaps> row_maps =
+      bulk_rows && token_rows_aligned(args.q, g.head_size) && token_rows_aligned(args.out, g.head_size)
+          ? encode_row_tile_maps<Space>(args.q, args.out, g, block_q)
+          : std::optional<RowTileMaps>{};
+  RowTileMaps* const row_maps_at = row_maps ? reinterpret_cast<RowTileMaps*>(base + part.row_maps_at) : nullptr;
   using Offsets = QBlockOffsetsKernel<Space>;
   const bool staged = Offsets::stages(g.num_seqs);
   LaunchPolicy<Launches> offsets_policy(launches.space, 1, host_backend<Space>() ? 1 : 256);
   offsets_policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(g.num_seqs) : 0));
   launches("kattn::q_block_offsets", offsets_policy,
            Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged,
-                   tile_maps.value_or(CacheTileMaps{}), tile_maps_at});
+                   tile_maps.value_or(CacheTileMaps{}), tile_maps_at, row_maps.value_or(RowTileMaps{}), row_maps_at});
   const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
@@ -253,7 +266,8 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
         if (decltype(warpgroup)::value && !tile_copy) return false;
         launch(Kernel{args, q_blocks, partials, plan.num_segments, static_grid, FastDivisor(g.block_size), aligned,
                       tile_copy, rows_out, args.rules.template compiled_for<decltype(features)>(),
-                      decltype(bulk)::value || decltype(producer)::value ? tile_maps_at : nullptr, box_rows},
+                      decltype(bulk)::value || decltype(producer)::value ? tile_maps_at : nullptr, box_rows,
+                      Kernel::kBulkRows ? row_maps_at : nullptr},
                Kernel::scratch_bytes(g.head_size));
         return true;
       };

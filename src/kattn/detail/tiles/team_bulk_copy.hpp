@@ -9,7 +9,7 @@
 // The cache is described by two tensor maps (K and V, `CacheTileMaps`): 4-D [num_blocks][block
 // size][num_kv_heads][head_size] with the cache's strides, boxes of `box_rows` slots × 1 head × 64
 // elements. The host encodes them (launch/cache_tile_maps.hpp), the Q-block offsets kernel writes
-// them into the workspace (publish_cache_tile_maps), and the copies read them there.
+// them into the workspace (publish_tile_maps), and the copies read them there.
 //
 // Contract: a team of warps (vector length 32; warp w = team rank). TileBarriers::init is called
 // by every thread once, before a team barrier and before any copy. Tiles go through stages 0, 1,
@@ -43,15 +43,21 @@ struct alignas(64) CacheTileMaps {
   std::uint64_t k[16], v[16];
 };
 
-// Writes the maps to `to` (global memory, 64-byte aligned) for the copies of later kernels: every
-// thread of one team calls it (the first 32 store).
-template <class Member>
-KOKKOS_INLINE_FUNCTION void publish_cache_tile_maps(const Member& team, const CacheTileMaps& maps, CacheTileMaps* to) {
+// The maps of a call's query rows and output rows ([tokens][query heads][head] of 2-byte elements,
+// launch/cache_tile_maps.hpp) for the Q-block kernels of one warpgroup: boxes of 64 head elements ×
+// queries_per_kv heads × block_q tokens, so that a box is a Q block's 64 rows (token-major, as
+// QBlockRows numbers them) in the products' layout, and a Q block's half-head.
+struct alignas(64) RowTileMaps {
+  std::uint64_t q[16], out[16];
+};
+
+// Writes the maps (CacheTileMaps or RowTileMaps: two maps each) to `to` (global memory, 64-byte
+// aligned) for the copies of later kernels: every thread of one team calls it (the first 32 store).
+template <class Member, class Maps>
+KOKKOS_INLINE_FUNCTION void publish_tile_maps(const Member& team, const Maps& maps, Maps* to) {
+  static_assert(sizeof(Maps) == 32 * sizeof(std::uint64_t), "two 128-byte maps");
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 32), [&](int i) {
-    if (i < 16)
-      to->k[i] = maps.k[i];
-    else
-      to->v[i - 16] = maps.v[i - 16];
+    reinterpret_cast<std::uint64_t*>(to)[i] = reinterpret_cast<const std::uint64_t*>(&maps)[i];
   });
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
@@ -59,12 +65,69 @@ KOKKOS_INLINE_FUNCTION void publish_cache_tile_maps(const Member& team, const Ca
 }
 
 // Makes the maps at `maps` (written by an earlier kernel) visible to the calling thread's copies.
-KOKKOS_INLINE_FUNCTION void acquire_cache_tile_maps(const CacheTileMaps* maps) {
+template <class Maps>
+KOKKOS_INLINE_FUNCTION void acquire_tile_maps(const Maps* maps) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->k) : "memory");
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(maps->v) : "memory");
+  const std::uint64_t* words = reinterpret_cast<const std::uint64_t*>(maps);
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(words) : "memory");
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(words + 16) : "memory");
 #else
   (void)maps;
+#endif
+}
+
+// One thread: a Q block's 64 rows (query heads from head0, tokens from token0; rows past the
+// tensor's tokens zeros) into the tile at shared address `to` (1024-byte aligned) in the products'
+// layout, both halves of the head counted on the barrier at `barrier` (its arrival, expecting
+// their bytes). Rows past the block's valid tokens are the next tokens' (rows are independent in
+// the products and the softmax, and those are never stored).
+KOKKOS_INLINE_FUNCTION void bulk_copy_q_block(const RowTileMaps* maps, unsigned to, unsigned barrier, int head0,
+                                              int token0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr unsigned kHalfBytes = kWarpgroupRows * 128;
+  pipeline_arrive_expecting(barrier, 2 * kHalfBytes);
+  for (int half = 0; half < 2; ++half)
+    asm volatile(
+        "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+        "[%5];" ::"r"(to + half * kHalfBytes),
+        "l"(maps->q), "r"(64 * half), "r"(head0), "r"(token0), "r"(barrier)
+        : "memory");
+#else
+  (void)maps, (void)to, (void)barrier, (void)head0, (void)token0;
+#endif
+}
+
+// One thread: the tile at shared address `from` (a Q block's 64 output rows in the products'
+// layout, written and made visible to the copy engine by every writing thread's
+// warpgroup_tile_ready and a barrier) to the output rows of query heads from head0, tokens from
+// token0 — every row of the box: the block's tokens must all be valid. The copy engine reads the
+// tile after this returns: bulk_store_wait_read() before anything rewrites it, bulk_store_wait()
+// before the thread leaves.
+KOKKOS_INLINE_FUNCTION void bulk_store_out_block(const RowTileMaps* maps, unsigned from, int head0, int token0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  constexpr unsigned kHalfBytes = kWarpgroupRows * 128;
+  for (int half = 0; half < 2; ++half)
+    asm volatile(
+        "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];" ::"l"(maps->out),
+        "r"(64 * half), "r"(head0), "r"(token0), "r"(from + half * kHalfBytes)
+        : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+  (void)maps, (void)from, (void)head0, (void)token0;
+#endif
+}
+
+// The calling thread's bulk stores have read their tiles (which may then be rewritten).
+KOKKOS_INLINE_FUNCTION void bulk_store_wait_read() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#endif
+}
+
+// The calling thread's bulk stores are complete.
+KOKKOS_INLINE_FUNCTION void bulk_store_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
 #endif
 }
 
@@ -81,7 +144,7 @@ struct TileBarriers {
       pipeline_init(at + 8, 1);
       pipeline_init_fence();
     }
-    if (maps && lane == 0) acquire_cache_tile_maps(maps);
+    if (maps && lane == 0) acquire_tile_maps(maps);
 #else
     (void)maps, (void)warp, (void)lane;
 #endif

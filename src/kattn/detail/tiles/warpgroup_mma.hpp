@@ -317,4 +317,31 @@ KOKKOS_INLINE_FUNCTION void warpgroup_stage_rows(const RowAt& row_at, int count,
 #endif
 }
 
+// Writes a warp's 16 output rows, o · row_scale[h] rounded to T, as rows row0 .. row0 + 15 of the
+// warpgroup's tile at `tile` (1024-byte aligned) in the layout above, a lane's two adjacent
+// columns at once: the tile is then a Q block's output rows for bulk_store_out_block (after each
+// writing thread's warpgroup_tile_ready and a barrier). Earlier reads of those rows (the products')
+// are the caller's to order. CUDA only (fp16 and bf16 rows).
+template <class T, int MaxHead>
+KOKKOS_INLINE_FUNCTION void warp_write_tile_rows(const WarpRowFragments<MaxHead>& f, const float (&row_scale)[2],
+                                                 T* tile, int row0) {
+  static_assert(MaxHead == kWarpgroupHead && sizeof(T) == 2, "the products' rows: head 128 of 2-byte elements");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  char* const bytes = reinterpret_cast<char*>(tile);
+  const int lane = warp_lane();
+#pragma unroll
+  for (int n = 0; n < MaxHead / 8; ++n) {
+#pragma unroll
+    for (int i = 0; i < 4; i += 2) {
+      const int at =
+          warpgroup_tile_offset<kWarpgroupRows>(row0 + fragment_row(lane, i), 8 * n + fragment_column(lane, i));
+      *reinterpret_cast<std::uint32_t*>(bytes + at) =
+          mma_detail::round_pair<T>(f.o[n][i] * row_scale[i >> 1], f.o[n][i + 1] * row_scale[i >> 1]);
+    }
+  }
+#else
+  (void)f, (void)row_scale, (void)tile, (void)row0;
+#endif
+}
+
 }  // namespace kattn
