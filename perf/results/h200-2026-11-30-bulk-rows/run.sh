@@ -20,3 +20,5 @@
 #                                          predates the review's two mends (a comment; encode_row_tile_maps' static_assert
 #                                          of LayoutRight views and its check of the views' head extent, both true of
 #                                          every call's views)
+# call 6 (01:00)     call6-suite.sh       -> suite/ (perf/run_suite.sh on c549da7's CLI, 5 + 20 runs a case, beside SDPA:
+#                                          suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
