@@ -20,5 +20,7 @@
 #                                          predates the review's two mends (a comment; encode_row_tile_maps' static_assert
 #                                          of LayoutRight views and its check of the views' head extent, both true of
 #                                          every call's views)
-# call 6 (01:00)     call6-suite.sh       -> suite/ (perf/run_suite.sh on c549da7's CLI, 5 + 20 runs a case, beside SDPA:
+# call 6 (01:00)     ../h200-2026-11-29-night-item-path/call8-suite.sh with KATTN_COMMIT=c549da7 -> suite/ (perf/run_suite.sh on c549da7's CLI, 5 + 20 runs a case, beside SDPA:
 #                                          suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
+# call 7 (01:16)     ../h200-2026-11-29-night-item-path/call6-profile.sh on this build -> profile/t4-bulk-rows.txt (source counters of the shipped probe's b16 512 at teams
+#                                          of 4, grouped by executed count: python3 perf/ncu_stalls.py)
