@@ -222,7 +222,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   CacheTileMaps* const tile_maps_at = tile_maps ? reinterpret_cast<CacheTileMaps*>(base + part.tile_maps_at) : nullptr;
   // A team of one warpgroup on double-buffered tiles takes its Q rows and puts its output rows by
   // the tensor memory accelerator where their maps apply (one instruction a half-head for the
-  // block, where its lanes found each row's address: about a sixth of its instructions on b16 512).
+  // block, where its lanes found each row's address: an eighth of its instructions on b16 512).
   const bool bulk_rows = !Segmented && deep_tiles && team_warpgroups == 1 && !producer && g.head_size == kWarpgroupHead;
   const std::optional<RowTileMaps> row_maps =
       bulk_rows && token_rows_aligned(args.q, g.head_size) && token_rows_aligned(args.out, g.head_size)

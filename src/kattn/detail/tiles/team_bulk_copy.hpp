@@ -9,9 +9,11 @@
 // The cache is described by two tensor maps (K and V, `CacheTileMaps`): 4-D [num_blocks][block
 // size][num_kv_heads][head_size] with the cache's strides, boxes of `box_rows` slots × 1 head × 64
 // elements. The host encodes them (launch/cache_tile_maps.hpp), the Q-block offsets kernel writes
-// them into the workspace (publish_tile_maps), and the copies read them there.
+// them into the workspace (publish_tile_maps), and the copies read them there. A Q block's query
+// rows and output rows go the same way (`RowTileMaps`, bulk_copy_q_block and bulk_store_out_block
+// below, each with its own contract).
 //
-// Contract: a team of warps (vector length 32; warp w = team rank). TileBarriers::init is called
+// Contract of the tile copies: a team of warps (vector length 32; warp w = team rank). TileBarriers::init is called
 // by every thread once, before a team barrier and before any copy. Tiles go through stages 0, 1,
 // 2, ... in order; for stage s every thread calls copy_pair (or arrive, where the tile is copied
 // some other way), then TileBarriers::wait(s) before reading the tile. Stage s shares its barrier
