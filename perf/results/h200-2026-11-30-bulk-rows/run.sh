@@ -24,3 +24,6 @@
 #                                          suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
 # call 7 (01:16)     ../h200-2026-11-29-night-item-path/call6-profile.sh on this build -> profile/t4-bulk-rows.txt (source counters of the shipped probe's b16 512 at teams
 #                                          of 4, grouped by executed count: python3 perf/ncu_stalls.py)
+# call 8 (01:31)     ab.sh with base = c549da7's probe, new = the producer's Q rows by the tensor memory accelerator
+#                                          (producer-q/producer-q.patch, not kept), ncu of both on b16 512 at teams of 12
+#                                          (launch skip 14) -> producer-q/ab.txt, ncu.txt, summary.txt
