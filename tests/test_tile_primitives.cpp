@@ -830,9 +830,10 @@ TEST(WarpgroupRows, OverlappedProductsOverWideTilesMatchTheHost) {
 // kernel, then a team of 8 warps copies a sequence's whole 128-key K and V tiles stage after stage
 // through the same two barriers (their phases turning), each tile read back through the products'
 // layout.
+template <class Maps>
 struct PublishTileMaps {
-  CacheTileMaps maps;
-  CacheTileMaps* to;
+  Maps maps;
+  Maps* to;
   KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
     publish_tile_maps(team, maps, to);
   }
@@ -901,7 +902,7 @@ TEST(TeamBulkCopy, WholeTilesArriveInTheProductsLayout) {
                                 FastDivisor(block),
                                 cache_tile_box_rows(block, kRows),
                                 stages};
-    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps{*maps, copies.maps.data()});
+    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps<CacheTileMaps>{*maps, copies.maps.data()});
     test::Policy policy(1, 2 * kWarpgroupWarps, 32);
     ASSERT_LE(BulkTileCopies::kScratchBytes, team_scratch_limit<test::Space>());  // past Kokkos 4.6's 48 KB
     policy.set_scratch_size(0, Kokkos::PerTeam(BulkTileCopies::kScratchBytes));
@@ -929,14 +930,6 @@ constexpr int kRowTokens = 40, kRowHeads = 8, kRowHeadsPerKv = 4, kRowBlockToken
 float row_value(int token, int head, int d) { return float((token * 7 + head * 3 + d) % 251); }
 // The output fragments' values: row r of the block, column d.
 KOKKOS_INLINE_FUNCTION float fragment_value(int r, int d) { return float((r * 5 + d * 3) % 509); }
-
-struct PublishRowMaps {
-  RowTileMaps maps;
-  RowTileMaps* to;
-  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
-    publish_tile_maps(team, maps, to);
-  }
-};
 
 struct BulkRowCopies {
   static constexpr std::size_t kTileBytes = 2 * kWarpgroupRows * 128;
@@ -1011,7 +1004,7 @@ TEST(TeamBulkCopy, QueryBlocksRoundTripThroughTheProductsLayout) {
                              decltype(BulkRowCopies::loaded)("loaded", 2, kWarpgroupRows, kWarpgroupHead),
                              head0,
                              {token0[0], token0[1]}};
-  Kokkos::parallel_for(test::Policy(1, 32), PublishRowMaps{*maps, copies.maps.data()});
+  Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps<RowTileMaps>{*maps, copies.maps.data()});
   test::Policy policy(1, kWarpgroupWarps, 32);
   policy.set_scratch_size(0, Kokkos::PerTeam(BulkRowCopies::kScratchBytes));
   allow_team_scratch(policy, copies);
@@ -1114,7 +1107,7 @@ TEST(TileRings, BoxedTilesReachTheConsumersSlotAfterSlot) {
                                  FastDivisor(block),
                                  cache_tile_box_rows(block, kRows),
                                  kTiles};
-    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps{*maps, copies.maps.data()});
+    Kokkos::parallel_for(test::Policy(1, 32), PublishTileMaps<CacheTileMaps>{*maps, copies.maps.data()});
     // Past Kokkos 4.6's 48 KB: lifts its check, which this test alone (a filter) would not have had.
     ASSERT_LE(RingedBoxCopies::kScratchBytes, team_scratch_limit<test::Space>());
     test::Policy policy(1, 2 * kWarpgroupWarps, 32);

@@ -27,3 +27,5 @@
 # call 8 (01:31)     ab.sh with base = c549da7's probe, new = the producer's Q rows by the tensor memory accelerator
 #                                          (producer-q/producer-q.patch, not kept), ncu of both on b16 512 at teams of 12
 #                                          (launch skip 14) -> producer-q/ab.txt, ncu.txt, summary.txt
+# call 9 (02:02)     call9-mends.sh       -> mends/ (the second read's mends: kattn_tests, validate, backend tests, memcheck and
+#                                          racecheck of TeamBulkCopy; the probe against c549da7's, two rounds)

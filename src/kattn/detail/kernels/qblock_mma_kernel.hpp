@@ -98,8 +98,8 @@ struct QBlockMmaKernel {
   // output rows out by the tensor memory accelerator where the launch gives it their maps
   // (RowTileMaps, team_bulk_copy.hpp; null: by lanes), the Q rows on a barrier of their own.
   static constexpr bool kBulkRows = Warpgroup && DeepTiles && Warpgroups == 1 && !Producer && !Segmented;
-  // TileBarriers, then the Q rows' barrier, past the buffers
-  static constexpr std::size_t kBarrierBytes = (kBulkTiles ? 16 : 0) + (kBulkRows ? 8 : 0);
+  // Past the buffers: TileBarriers (two warpgroups) or the Q rows' barrier (one)
+  static constexpr std::size_t kBarrierBytes = kBulkTiles ? 16 : kBulkRows ? 8 : 0;
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -147,10 +147,9 @@ struct QBlockMmaKernel {
     if (kBulkRows && row_maps && team.team_rank() == 0 && warp_lane() == 0) bulk_store_wait();  // before it leaves
   }
 
-  // kBulkRows: the Q rows' barrier, past the buffers and the stages' barriers.
-  KOKKOS_INLINE_FUNCTION static unsigned q_barrier(Cache* tiles) {
-    return tile_barriers(tiles).at + (kBulkTiles ? 16u : 0u);
-  }
+  // kBulkRows: the Q rows' barrier, past the buffers (where a kernel of two warpgroups keeps its
+  // stages' barriers).
+  KOKKOS_INLINE_FUNCTION static unsigned q_barrier(Cache* tiles) { return tile_barriers(tiles).at; }
 
   // kBulkTiles: the stages' barriers, past the buffers.
   KOKKOS_INLINE_FUNCTION static TileBarriers tile_barriers(Cache* tiles) {
@@ -383,8 +382,8 @@ struct QBlockMmaKernel {
 #if defined(__CUDA_ARCH__)
         if (team.team_rank() == 0 && lane == 0) {
           bulk_store_wait_read();
-          bulk_copy_q_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)), q_barrier(tiles),
-                            rows.kv_head * rows.queries_per_kv.divisor, rows.first_token);
+          bulk_copy_q_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)), q_barrier(tiles), rows.head(0),
+                            rows.token(0));
         }
 #endif
         ++q_loads;
@@ -634,8 +633,7 @@ struct QBlockMmaKernel {
         team.team_barrier();
 #if defined(__CUDA_ARCH__)
         if (team.team_rank() == 0 && lane == 0)
-          bulk_store_out_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)),
-                               rows.kv_head * rows.queries_per_kv.divisor, rows.first_token);
+          bulk_store_out_block(row_maps, unsigned(__cvta_generic_to_shared(q_tile)), rows.head(0), rows.token(0));
 #endif
         return it.tile_end - it.tile_begin;
       }

@@ -42,49 +42,48 @@ inline EncodeTiled encoder() {
   return encode;
 }
 
-// One cache's map: [num_blocks][block_size][num_kv_heads][head_size] of 2-byte elements, boxes of
-// box_rows slots × 1 head × 64 elements in the 128-byte swizzle.
-template <class Storage>
-bool encode(const PagedKvAccessor<Storage>& cache, const Geometry& g, int box_rows, std::uint64_t (&map)[16]) {
+// A map of Rank dimensions (dims and box innermost first, byte strides of the outer ones) over
+// 2-byte elements in the 128-byte swizzle, or false where the copy engine cannot take it.
+template <int Rank>
+bool encode_tiled(const void* data, const cuuint64_t (&dims)[Rank], const cuuint64_t (&strides)[Rank - 1],
+                  const cuuint32_t (&box)[Rank], std::uint64_t (&map)[16]) {
   static_assert(sizeof(CUtensorMap) == sizeof(map), "a tensor map is 128 bytes");
-  const cuuint64_t dims[4] = {cuuint64_t(g.head_size), cuuint64_t(g.num_kv_heads), cuuint64_t(g.block_size),
-                              cuuint64_t(g.num_blocks)};
-  const cuuint64_t strides[3] = {cuuint64_t(cache.stride_head) * sizeof(Storage),
-                                 cuuint64_t(cache.stride_slot) * sizeof(Storage),
-                                 cuuint64_t(cache.stride_block) * sizeof(Storage)};
-  const cuuint32_t box[4] = {64, 1, cuuint32_t(box_rows), 1};
-  const cuuint32_t steps[4] = {1, 1, 1, 1};
+  cuuint32_t steps[Rank];
+  for (cuuint32_t& step : steps) step = 1;
   for (const cuuint64_t stride : strides)
     if (stride % 16 != 0 || stride >= (cuuint64_t(1) << 40)) return false;
-  if (reinterpret_cast<std::uintptr_t>(cache.data) % 16 != 0) return false;
+  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0) return false;
   CUtensorMap encoded;
-  if (encoder()(&encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, 4, const_cast<Storage*>(cache.data), dims, strides, box,
-                steps, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+  if (encoder()(&encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, Rank, const_cast<void*>(data), dims, strides, box, steps,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
     return false;
   std::memcpy(map, &encoded, sizeof(map));
   return true;
 }
 
-// One row tensor's map: [tokens][heads][head_size] of 2-byte elements (strides in elements),
-// boxes of 64 head elements × `heads` heads × `tokens` tokens in the 128-byte swizzle.
-inline bool encode_rows(const void* data, std::int64_t tokens_extent, std::int64_t heads_extent, int head_size,
-                        std::int64_t token_stride, std::int64_t head_stride, int heads, int tokens,
-                        std::uint64_t (&map)[16]) {
-  const cuuint64_t dims[3] = {cuuint64_t(head_size), cuuint64_t(heads_extent), cuuint64_t(tokens_extent)};
-  const cuuint64_t strides[2] = {cuuint64_t(head_stride) * 2, cuuint64_t(token_stride) * 2};
+// One cache's map: [num_blocks][block_size][num_kv_heads][head_size] of 2-byte elements, boxes of
+// box_rows slots × 1 head × 64 elements.
+template <class Storage>
+bool encode(const PagedKvAccessor<Storage>& cache, const Geometry& g, int box_rows, std::uint64_t (&map)[16]) {
+  const cuuint64_t dims[4] = {cuuint64_t(g.head_size), cuuint64_t(g.num_kv_heads), cuuint64_t(g.block_size),
+                              cuuint64_t(g.num_blocks)};
+  const cuuint64_t strides[3] = {cuuint64_t(cache.stride_head) * sizeof(Storage),
+                                 cuuint64_t(cache.stride_slot) * sizeof(Storage),
+                                 cuuint64_t(cache.stride_block) * sizeof(Storage)};
+  const cuuint32_t box[4] = {64, 1, cuuint32_t(box_rows), 1};
+  return encode_tiled(cache.data, dims, strides, box, map);
+}
+
+// One row tensor's map: a LayoutRight [tokens][heads][head_size] view of 2-byte elements, boxes of
+// 64 head elements × `heads` heads × `tokens` tokens.
+template <class View>
+bool encode_rows(const View& rows, int heads, int tokens, std::uint64_t (&map)[16]) {
+  static_assert(std::is_same<typename View::array_layout, Kokkos::LayoutRight>::value, "a row's elements contiguous");
+  const cuuint64_t dims[3] = {cuuint64_t(rows.extent(2)), cuuint64_t(rows.extent(1)), cuuint64_t(rows.extent(0))};
+  const cuuint64_t strides[2] = {cuuint64_t(rows.stride_1()) * 2, cuuint64_t(rows.stride_0()) * 2};
   const cuuint32_t box[3] = {64, cuuint32_t(heads), cuuint32_t(tokens)};
-  const cuuint32_t steps[3] = {1, 1, 1};
-  for (const cuuint64_t stride : strides)
-    if (stride % 16 != 0 || stride >= (cuuint64_t(1) << 40)) return false;
-  if (reinterpret_cast<std::uintptr_t>(data) % 16 != 0 || tokens_extent <= 0) return false;
-  CUtensorMap encoded;
-  if (encoder()(&encoded, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, const_cast<void*>(data), dims, strides, box, steps,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-    return false;
-  std::memcpy(map, &encoded, sizeof(map));
-  return true;
+  return rows.extent(0) > 0 && encode_tiled(rows.data(), dims, strides, box, map);
 }
 
 }  // namespace tile_maps_detail
@@ -121,18 +120,12 @@ std::optional<RowTileMaps> encode_row_tile_maps(const QView& q, const OutView& o
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (warpgroup_mma_available<Space>() && sizeof(typename QView::value_type) == 2 &&
                 sizeof(typename OutView::value_type) == 2) {
-    static_assert(std::is_same<typename QView::array_layout, Kokkos::LayoutRight>::value &&
-                      std::is_same<typename OutView::array_layout, Kokkos::LayoutRight>::value,
-                  "a row's head elements contiguous");
     const int heads = g.queries_per_kv();
     RowTileMaps maps{};
     if (g.head_size == kWarpgroupHead && int(q.extent(2)) == g.head_size && int(out.extent(2)) == g.head_size &&
         heads * block_q == kWarpgroupRows && tile_maps_detail::encoder() &&
-        tile_maps_detail::encode_rows(q.data(), std::int64_t(q.extent(0)), std::int64_t(q.extent(1)), g.head_size,
-                                      std::int64_t(q.stride_0()), std::int64_t(q.stride_1()), heads, block_q, maps.q) &&
-        tile_maps_detail::encode_rows(out.data(), std::int64_t(out.extent(0)), std::int64_t(out.extent(1)), g.head_size,
-                                      std::int64_t(out.stride_0()), std::int64_t(out.stride_1()), heads, block_q,
-                                      maps.out))
+        tile_maps_detail::encode_rows(q, heads, block_q, maps.q) &&
+        tile_maps_detail::encode_rows(out, heads, block_q, maps.out))
       return maps;
   }
 #endif
