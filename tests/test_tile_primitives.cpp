@@ -84,15 +84,15 @@ struct PagedCache {
   }
 };
 
-// Copied-out tiles [tile][K, V][row][d] of the keys from 0 to `keys`: K rows hold the keys, V rows
-// the shifted values (4 less), rows past the keys zeros.
+// Copied-out tiles [tile][K, V][row][d] of the keys from first_key to `keys`: K rows hold the keys,
+// V rows the shifted values (4 less), rows past the keys zeros.
 template <class Storage, class Tiles>
-void expect_kv_tiles(const Tiles& host, const PagedCache<Storage>& cache, int keys, int block_size) {
+void expect_kv_tiles(const Tiles& host, const PagedCache<Storage>& cache, int keys, int block_size, int first_key = 0) {
   const int rows = int(host.extent(2)), head = int(host.extent(3));
   for (int t = 0; t < int(host.extent(0)); ++t)
     for (int j = 0; j < rows; ++j)
       for (int d = 0; d < head; ++d) {
-        const int key = t * rows + j;
+        const int key = first_key + t * rows + j;
         const float k_value = key < keys ? cache.key_value(key, d) : 0.0f;
         ASSERT_EQ(host(t, 0, j, d), k_value) << "block " << block_size << " K tile " << t << " row " << j;
         ASSERT_EQ(host(t, 1, j, d), key < keys ? k_value - 4.0f : 0.0f)
@@ -304,37 +304,56 @@ TYPED_TEST(TilePrimitives, WarpBlockTileCopyStagesWholeTilesAndZeroPads) {
 }
 
 // A team of 4 warps stages the K, then the V tile of each 64 keys (head 64) through its threads'
-// TeamTileCopy shares, in rows or (Swizzled) in the warpgroup products' layout, and copies each
-// out.
-template <class Storage, bool Swizzled>
+// TeamTileCopy shares, in rows or (swizzled) in the warpgroup products' layout, or (pair) both
+// tiles at once in that layout, or (block_rows) both by the threads' BlockRows, from first_key on;
+// and copies each out.
+enum class TileCopyForm { rows, swizzled, pair, block_rows };
+template <class Storage, TileCopyForm Form>
 struct TeamTilesOverKeys {
   static constexpr int kRows = 64, kHead = 64, kStride = kHead + kFragmentTilePad;
-  static constexpr int kAlign = Swizzled ? kWarpgroupTileAlign : 16;
+  static constexpr bool kSwizzled = Form != TileCopyForm::rows;
+  static constexpr int kAlign = kSwizzled ? kWarpgroupTileAlign : 16;
+  static constexpr bool kPair = Form == TileCopyForm::pair || Form == TileCopyForm::block_rows;
+  static constexpr int kTiles = kPair ? 2 : 1;  // K and V apart for the pairs
+  static constexpr std::size_t kTileBytes = std::size_t(kRows) * kStride * sizeof(Storage);  // 1024-byte multiple
   PagedKvAccessor<Storage> k, v;
   const std::int32_t* block_ids;
   Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out;  // [tiles][K, V][rows][head]
-  int keys, block_size;
+  int keys, block_size, first_key;
+
+  static std::size_t scratch_bytes() { return kTiles * kTileBytes + kAlign; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
-    auto* tile =
-        static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kRows * kStride * sizeof(Storage), kAlign));
+    auto* tiles = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kTiles * kTileBytes, kAlign));
     const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
+    const FastDivisor block_divisor(block_size);
+    const auto rows = lanes.template block_rows<4>(block_ids, block_divisor, first_key);
     for (int t = 0; t < int(out.extent(0)); ++t)
       for (int which = 0; which < 2; ++which) {
-        const int count = keys - t * kRows < kRows ? keys - t * kRows : kRows;
+        const int first = first_key + t * kRows, count = keys - first < kRows ? keys - first : kRows;
+        Storage* const tile = tiles + (kPair ? which * kTileBytes / sizeof(Storage) : 0);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-        const unsigned shared = unsigned(__cvta_generic_to_shared(tile));
-        if (Swizzled)
-          lanes.copy_swizzled(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
-        else
-          lanes.template copy<kStride>(shared, which == 1, block_ids, FastDivisor(block_size), t * kRows, count);
+        const unsigned shared = unsigned(__cvta_generic_to_shared(tiles));
+        if (Form == TileCopyForm::block_rows) {
+          if (which == 0)
+            lanes.template copy_swizzled_pair<4>(shared, shared + unsigned(kTileBytes), rows,
+                                                 lanes.template tile_blocks<4>(rows, t, count), count);
+        } else if (Form == TileCopyForm::pair) {
+          if (which == 0)
+            lanes.template copy_swizzled_pair<4>(shared, shared + unsigned(kTileBytes), block_ids, block_divisor, first,
+                                                 count);
+        } else if (kSwizzled) {
+          lanes.copy_swizzled(shared, which == 1, block_ids, block_divisor, first, count);
+        } else {
+          lanes.template copy<kStride>(shared, which == 1, block_ids, block_divisor, first, count);
+        }
 #endif
         team_stage_commit();
         team_stage_wait(0);
         team.team_barrier();
         Kokkos::parallel_for(Kokkos::TeamVectorRange(team, kRows * kHead), [&](int i) {
           const int row = i / kHead, d = i % kHead;
-          const int at = Swizzled ? warpgroup_tile_offset(row, d) / int(sizeof(Storage)) : row * kStride + d;
+          const int at = kSwizzled ? warpgroup_tile_offset(row, d) / int(sizeof(Storage)) : row * kStride + d;
           out(t, which, row, d) = to_float(tile[at]);
         });
         team.team_barrier();
@@ -348,25 +367,32 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
   } else {
     if (!register_rows_available<test::Space>())
       GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
-    const auto stage_over_keys = [](auto tiles) {
+    // Keys [first_key, keys) of caches of each block size.
+    const auto stage_over_keys = [](auto tiles, std::initializer_list<int> block_sizes, int first_key) {
       using Tiles = decltype(tiles);
-      for (const int block_size : {kBlockSize, 16}) {  // 5: a tile spans many blocks; 16: rows a block apart
-        const int keys = block_size == 16 ? 100 : 30, num_tiles = (keys + Tiles::kRows - 1) / Tiles::kRows;
+      for (const int block_size : block_sizes) {
+        const int keys = block_size * kNumBlocks < 100 ? block_size * kNumBlocks - 2 : 100;  // past a block's start
+        const int num_tiles = (keys - first_key + Tiles::kRows - 1) / Tiles::kRows;
         const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
         const PagedKvAccessor<TypeParam> v = cache.shifted_values();
         ASSERT_TRUE(
             (TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
         Kokkos::View<float****, Kokkos::LayoutRight, test::Memory> out("out", num_tiles, 2, Tiles::kRows, Tiles::kHead);
         test::Policy policy(1, 4, 32);
-        policy.set_scratch_size(
-            0, Kokkos::PerTeam(std::size_t(Tiles::kRows) * Tiles::kStride * sizeof(TypeParam) + Tiles::kAlign));
-        Kokkos::parallel_for(policy, Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size});
+        policy.set_scratch_size(0, Kokkos::PerTeam(Tiles::scratch_bytes()));
+        Kokkos::parallel_for(policy,
+                             Tiles{cache.accessor(), v, cache.block_ids.data(), out, keys, block_size, first_key});
         const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
-        expect_kv_tiles(host, cache, keys, block_size);
+        expect_kv_tiles(host, cache, keys, block_size, first_key);
       }
     };
-    stage_over_keys(TeamTilesOverKeys<TypeParam, false>{});
-    stage_over_keys(TeamTilesOverKeys<TypeParam, true>{});
+    // 5: a tile spans many blocks; 16: a thread's rows a block apart; 32: two to a block. The block
+    // rows take block sizes that divide the team's row step of 16: a thread's rows 4, 2 and 1
+    // blocks apart, from a window's first key (a slot within the first block).
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::rows>{}, {kBlockSize, 16, 32}, 0);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::swizzled>{}, {kBlockSize, 16, 32}, 0);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::pair>{}, {kBlockSize, 16, 32}, 0);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::block_rows>{}, {4, 8, 16}, 3);
   }
 }
 
@@ -609,9 +635,9 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
 // logits peak at 0.25 r in tile 0 (row 15 sees no key there), 3 higher in tile 1 (4.3 in log2:
 // under kSoftmaxMaxLag) and, in tile 2, 6.5 higher for even rows and 5.5 for odd ones (9.4 and 7.9
 // in log2: a lag taken in nats would keep both). Each step's alpha, running max and weights come
-// back; the host checks that the max moves only past the lag, that weights stay under
-// 2^kSoftmaxMaxLag (odd rows reach e^5.5 = 245), and that the weights, rescaled by the later steps'
-// alphas and divided by the final sum, are the exact softmax.
+// back; the host checks that the max moves only past the lag (alpha 1 where it stays or moves off
+// -inf), that weights stay under 2^kSoftmaxMaxLag (odd rows reach e^5.5 = 245), and that the
+// weights, rescaled by the later steps' alphas and divided by the final sum, are the exact softmax.
 struct LaggedSoftmaxSteps {
   static constexpr int kSteps = 3, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
   Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> weights;  // [step][row][key]
@@ -666,8 +692,10 @@ TEST(WarpRows, RowMaximaMoveOnlyPastTheLag) {
     double exact_max = none, exact_sum = 0.0;
     for (int step = 0; step < L::kSteps; ++step) {
       EXPECT_FLOAT_EQ(rows(step, r, 1), float(expected_max[step])) << "row " << r << " step " << step;
+      // Alpha is 1 where the max stays and where it moves off -inf (nothing seen yet to rescale).
       const bool moved = step > 0 && rows(step, r, 1) != rows(step - 1, r, 1);
-      if (step > 0 && !moved) EXPECT_EQ(rows(step, r, 0), 1.0f) << "row " << r << " step " << step;
+      const bool from_none = step == 0 || rows(step - 1, r, 1) == float(none);
+      if (from_none || !moved) EXPECT_EQ(rows(step, r, 0), 1.0f) << "row " << r << " step " << step;
       for (int j = 0; j < L::kKeys; ++j) {
         EXPECT_LE(w(step, r, j), lag) << "row " << r << " step " << step << " key " << j;
         exact_max = std::max(exact_max, double(L::logit(step, r, j)));
@@ -749,8 +777,9 @@ TEST(WarpgroupRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
 
 // The asynchronous forms as the double-buffered prefill kernel runs them: Q staged into scratch in
 // the products' layout (warpgroup_stage_rows, the last rows zeros), step 1's Q·Kᵀ issued beside
-// step 0's P·V, its softmax taken while that P·V is in flight and the accumulator rescaled after
-// it lands; over tiles of 64 keys, or of 128 (the steps of a team of two warpgroups).
+// step 0's P·V, which sets the accumulator, its softmax taken while that P·V is in flight and the
+// accumulator rescaled after it lands; over tiles of 64 keys, or of 128 (the steps of a team of two
+// warpgroups).
 template <class T, int Keys = kFragmentTileKeys>
 struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
   using Base = WarpgroupProducts<T>;
@@ -781,12 +810,17 @@ struct WarpgroupOverlappedProducts : WarpgroupProducts<T> {
     team_stage_wait(0);
     warpgroup_tile_ready();
     team.team_barrier();
-    WarpRowFragments<kHead> f;
+    // The accumulator as the kernel leaves it, unset for the first P·V to set: 1e30 here, which
+    // that product (accumulate false) must not read.
+    using Fragments = WarpRowFragments<kHead>;
+    Fragments f{typename Fragments::OutputSetByFirstProduct{}};
+    for (auto& tile : f.o)
+      for (float& x : tile) x = 1.0e30f;
     WarpgroupWeightsOf<kKeys> p;
     for (int step = 0; step < 2; ++step) {
       WarpScoresOf<kKeys> s;
       warpgroup_scores_issue<T>(q_tile, k_tile, s);
-      if (step == 1) warpgroup_accumulate_issue<T>(f.o, p, v_tile);
+      if (step == 1) warpgroup_accumulate_issue<T>(f.o, p, v_tile, false);
       if (step == 1)
         warpgroup_wait<1>(s);
       else

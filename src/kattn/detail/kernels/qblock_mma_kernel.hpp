@@ -338,11 +338,27 @@ struct QBlockMmaKernel {
     // others, a sequence's last partial one among them, by rows).
     [[maybe_unused]] const TileBarriers barriers = tile_barriers(tiles);
     [[maybe_unused]] const auto stage_of = [&](int tile) { return stages + tile - it.tile_begin; };
+    // One warpgroup on deep tiles, where the cache's blocks divide the team's rows: each thread's
+    // rows found once an item, and the block ids of tile t + 1 read with the copies of tile t (two
+    // warpgroups keep the rows' lookups: the registers of these had cost them 3-6 %).
+    const auto count_of = [&](int tile) {
+      const int first = it.first_key + tile * kTileKeys;
+      return it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+    };
+    constexpr int kTeamWarps = kWarpgroupWarps * Warpgroups;
+    [[maybe_unused]] const bool by_block_rows =
+        DeepTiles && Warpgroups == 1 && !Producer && TileCopy::template block_rows_apply<kTeamWarps>(block_size);
+    [[maybe_unused]] const auto block_rows =
+        by_block_rows ? tile_lanes.template block_rows<kTeamWarps>(block_row, block_size, it.first_key)
+                      : typename TileCopy::BlockRows{};
+    [[maybe_unused]] typename TileCopy::template TileBlocks<kTeamWarps> blocks_ahead{};
+    if (by_block_rows && it.tile_begin < it.tile_end)
+      blocks_ahead = tile_lanes.template tile_blocks<kTeamWarps>(block_rows, it.tile_begin, count_of(it.tile_begin));
     const auto stage_pair = [&](int tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (DeepTiles) {
         const int first = it.first_key + tile * kTileKeys;
-        const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+        const int count = count_of(tile);
         const unsigned k_to = unsigned(__cvta_generic_to_shared(k_buffer(tile)));
         const unsigned v_to = unsigned(__cvta_generic_to_shared(v_buffer(tile)));
         if constexpr (kBulkTiles) {
@@ -350,8 +366,13 @@ struct QBlockMmaKernel {
             return BulkCopy{tile_maps, box_rows, rows.kv_head}.copy_pair(
                 k_to, v_to, barriers, stage_of(tile), block_row, block_size, first, warp, team.team_size(), lane);
         }
-        tile_lanes.template copy_swizzled_pair<kWarpgroupWarps * Warpgroups>(k_to, v_to, block_row, block_size, first,
-                                                                             count);
+        if (by_block_rows) {
+          tile_lanes.template copy_swizzled_pair<kTeamWarps>(k_to, v_to, block_rows, blocks_ahead, count);
+          if (tile + 1 < it.tile_end)
+            blocks_ahead = tile_lanes.template tile_blocks<kTeamWarps>(block_rows, tile + 1, count_of(tile + 1));
+        } else {
+          tile_lanes.template copy_swizzled_pair<kTeamWarps>(k_to, v_to, block_row, block_size, first, count);
+        }
         if constexpr (kBulkTiles) {
           if (tile_maps) barriers.arrive(stage_of(tile), warp, lane);
         }
@@ -361,8 +382,10 @@ struct QBlockMmaKernel {
       stage(false, tile, k_buffer(tile));
       stage(true, tile, v_buffer(tile));
     };
-    // A warpgroup's Q rows, in the products' layout (deep).
-    const int warpgroup_row0 = warp / kWarpgroupWarps * kWarpgroupRows;
+    // A warpgroup's Q rows, in the products' layout (deep). One warpgroup's are the block's first:
+    // a constant, so that ptxas keeps their descriptors in uniform registers (from the warp's index
+    // it had kept eight in registers of each thread and moved them over every step).
+    const int warpgroup_row0 = Warpgroups == 1 ? 0 : warp / kWarpgroupWarps * kWarpgroupRows;
     [[maybe_unused]] Cache* const q_tile = q_rows + warpgroup_row0 * (Producer ? stride : kWarpgroupHead);
     // With the producer: the warpgroup's own barrier.
     [[maybe_unused]] const auto warpgroup_sync = [&] { warpgroup_barrier(1 + warp / kWarpgroupWarps); };
@@ -406,7 +429,14 @@ struct QBlockMmaKernel {
         stage(false, it.tile_begin, k_buffer(it.tile_begin));
     }
     if constexpr (!Producer) team_stage_commit();
-    WarpRowFragments<kMaxHead> f;
+    // Deep: the item's first P·V sets the accumulator (an item of no tiles zeroes it below).
+    using Fragments = WarpRowFragments<kMaxHead>;
+    Fragments f = [] {
+      if constexpr (DeepTiles)
+        return Fragments(typename Fragments::OutputSetByFirstProduct{});
+      else
+        return Fragments();
+    }();
     if constexpr (!DeepTiles) {
       copies_done();
       team.team_barrier();
@@ -450,7 +480,8 @@ struct QBlockMmaKernel {
         key_end[h] = rows.valid(row) ? rules.end_key(position[h], rows.seq_len, rows.seq) : key_begin[h];
       }
       const auto key_of = [&](int j, int i) { return first + 8 * j + fragment_column(lane, i); };
-      const auto sees = [&](int h, int key) { return key >= key_begin[h] && key < key_end[h]; };
+      // Keys are never negative: without a window a row sees every key below its end.
+      const auto sees = [&](int h, int key) { return (!Features::window || key >= key_begin[h]) && key < key_end[h]; };
       if (!plain_logits) {
         KATTN_UNROLL
         for (int h = 0; h < 2; ++h) {
@@ -529,7 +560,8 @@ struct QBlockMmaKernel {
         // 2026-11-28), a team of two at the step's end (under Q·Kᵀ: b1 8192 1.02x slower).
         constexpr bool kRescaleUnderScores = Warpgroups == 1;
         const auto rescale = [&](bool under_scores) {
-          if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);  // first: zeros stay zeros
+          // Before the item's first P·V the accumulator is unset: what this makes of it, that P·V replaces.
+          if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);
         };
         // `landed`: the tile whose P·V lands (none before the item's first).
         const auto land = [&](int landed) {
@@ -553,7 +585,7 @@ struct QBlockMmaKernel {
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
           rescale(true);
           values_in(tile - 1);
-          warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1));
+          warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(tile - 1), tile - 1 > it.tile_begin);
           pass();
           warpgroup_wait<1>(s);
           keys_read(tile);
@@ -578,10 +610,14 @@ struct QBlockMmaKernel {
         rescale(true);
         turn();
         values_in(it.tile_end - 1);
-        warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1));
+        warpgroup_accumulate_issue<Cache>(f.o, p, v_buffer(it.tile_end - 1), it.tile_end - 1 > it.tile_begin);
         pass();
         warpgroup_wait<0>(f.o);
         values_read(it.tile_end - 1);
+      } else {  // no tile, no P·V: the accumulator's zeros
+        KATTN_UNROLL
+        for (int n = 0; n < kMaxHead / 8; ++n) KATTN_UNROLL
+        for (int i = 0; i < 4; ++i) f.o[n][i] = 0.0f;
       }
       if constexpr (kBulkTiles) stages += it.tile_end - it.tile_begin;
       // A warp's wait covers its own share of a product, not the other warps': every warp's last

@@ -10,6 +10,7 @@
 // and wait do nothing), so the same kernel runs on every backend.
 #pragma once
 
+#include "kattn/core/compat.hpp"
 #include "kattn/detail/tiles/fast_divisor.hpp"
 #include "kattn/detail/tiles/lane_chunk.hpp"
 #include "kattn/detail/tiles/paged_kv.hpp"
@@ -167,6 +168,46 @@ struct TeamTileCopy {
     row_step = 4 * warps;
   }
 
+  // A thread's rows in every tile of an item, where the cache's block size divides the team's
+  // row step 4 · Warps (so Rows too): its rows keep one slot in every tile, and tile t's row i is
+  // ids_per_tile · t + ids_per_row · i block ids past the first. Found once an item, so that a
+  // tile's copies cost a thread its block ids and one multiply-add a row, not a division, a table
+  // address and 64-bit slot arithmetic a row (a quarter of a step's instructions, 2026-11-30).
+  struct BlockRows {
+    const char* k_from = nullptr;       // the lane's chunk of the thread's slot in block 0
+    const std::int32_t* ids = nullptr;  // the block id of the thread's first row in tile 0
+    int ids_per_row = 0, ids_per_tile = 0;
+  };
+  template <int Warps>
+  KOKKOS_INLINE_FUNCTION static bool block_rows_apply(const FastDivisor& block_size) {
+    return (4 * Warps) % block_size.divisor == 0;
+  }
+  // Tiles of Rows keys from first_key on (block_rows_apply).
+  template <int Warps>
+  KOKKOS_INLINE_FUNCTION BlockRows block_rows(const std::int32_t* block_ids, const FastDivisor& block_size,
+                                              int first_key) const {
+    int slot = 0;
+    const int block = block_size.divmod(first_key + row0, slot);
+    return {k_lane + std::uint64_t(std::uint32_t(slot)) * slot_bytes, block_ids + block, block_size.div(4 * Warps),
+            block_size.div(Rows)};
+  }
+  // The block ids of a thread's rows in tile `tile` of an item (its first `count` keys; rows past
+  // them: block 0, none of it read, nor a table entry past the keys), read a step ahead of their
+  // copies so that the copies do not wait for them.
+  template <int Warps>
+  struct TileBlocks {
+    std::int32_t id[Rows / (4 * Warps)];
+  };
+  template <int Warps>
+  KOKKOS_INLINE_FUNCTION TileBlocks<Warps> tile_blocks(const BlockRows& rows, int tile, int count) const {
+    TileBlocks<Warps> blocks;
+    const std::int32_t* const ids = rows.ids + tile * rows.ids_per_tile;
+    KATTN_UNROLL
+    for (int i = 0; i < Rows / (4 * Warps); ++i)
+      blocks.id[i] = row0 + i * 4 * Warps < count ? ids[i * rows.ids_per_row] : 0;
+    return blocks;
+  }
+
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   // Keys first .. first + count - 1 (count >= 1) of the sequence whose block ids start at
   // block_ids, K (values: V) rows, into the tile at shared address `to` (rows of Stride elements);
@@ -212,6 +253,19 @@ struct TeamTileCopy {
     copy_rows<kRowTo, kHalfTo, Rows / (4 * Warps), true>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16),
                                                          k_lane, block_ids, block_size, first, count, row0, v_to - to);
   }
+
+  // The same copies of a tile of an item (its first `count` keys; rows past them zeros) by the
+  // thread's BlockRows and the tile's TileBlocks.
+  template <int Warps>
+  __device__ void copy_swizzled_pair(unsigned to, unsigned v_to, const BlockRows& rows, const TileBlocks<Warps>& blocks,
+                                     int count) const {
+    constexpr int kRowStep = 4 * Warps, kRowsEach = Rows / kRowStep, kRowTo = 128, kHalfTo = Rows * 128;
+    static_assert(Rows % kRowStep == 0 && kRowStep % 8 == 0, "a thread's rows share their index mod 8");
+    const std::uint32_t slot[kRowsEach] = {};  // the slot is in rows.k_from
+    const int chunk = int(threadIdx.x % 8);
+    issue_rows<kRowTo, kHalfTo, kRowsEach, true, kRowStep>(to + unsigned(row0 * kRowTo + (chunk ^ (row0 % 8)) * 16),
+                                                           rows.k_from, blocks.id, slot, count, row0, v_to - to);
+  }
 #endif
 
  private:
@@ -232,12 +286,22 @@ struct TeamTileCopy {
       block[i] = block_ids[block_size.divmod(j < count ? first + j : first, s)];  // rows past count: any valid row
       slot[i] = std::uint32_t(s);
     }
+    issue_rows<RowTo, PartTo, N, Pair, 0>(to, lane_from, block, slot, count, j0, v_to);
+  }
+
+  // The copies of N located rows (a block and slot each; rows from count on zeros), j0, j0 + step,
+  // ... (step: RowStep, or row_step where 0), row i to shared address to + i · step · RowTo, its
+  // 128-byte parts h at + h · PartTo; Pair: each row's V row too, to the same place + v_to bytes.
+  template <int RowTo, int PartTo, int N, bool Pair, int RowStep>
+  __device__ void issue_rows(unsigned to, const char* lane_from, const std::int32_t (&block)[N],
+                             const std::uint32_t (&slot)[N], int count, int j0, unsigned v_to) const {
+    const int step = RowStep > 0 ? RowStep : row_step;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       const char* from =
           lane_from + std::uint64_t(std::uint32_t(block[i])) * block_bytes + std::uint64_t(slot[i]) * slot_bytes;
-      const unsigned row_to = to + unsigned(i * row_step * RowTo);
-      const bool valid = j0 + i * row_step < count;
+      const unsigned row_to = to + unsigned(i * step * RowTo);
+      const bool valid = j0 + i * step < count;
       const auto part = [&](auto h) {
         constexpr int kPart = decltype(h)::value;
         stage_detail::copy_16_at<kPart * PartTo, kPart * 128>(row_to, from, valid);

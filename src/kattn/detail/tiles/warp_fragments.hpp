@@ -32,8 +32,14 @@ template <int MaxHead = kFragmentMaxHead>
 struct WarpRowFragments {
   static_assert(MaxHead % 16 == 0 && MaxHead <= kFragmentMaxHead, "head sizes in multiples of 16");
   std::uint32_t q[MaxHead / 16][4];  // A operands of Q, one per 16 head elements
-  float o[MaxHead / 8][4] = {};      // output accumulator, one tile per 8 head elements
+  float o[MaxHead / 8][4];           // output accumulator, one tile per 8 head elements
   SoftmaxState state[2];             // rows l/4 and l/4 + 8; sums are this lane's share
+
+  // The accumulator starts at zeros, or (OutputSetByFirstProduct) unset, for a kernel whose first
+  // product sets it (warpgroup_accumulate_issue's accumulate false): no zeroing an item.
+  struct OutputSetByFirstProduct {};
+  KOKKOS_INLINE_FUNCTION WarpRowFragments() : o{} {}
+  KOKKOS_INLINE_FUNCTION explicit WarpRowFragments(OutputSetByFirstProduct) {}
 };
 
 // Scores of the warp's rows against one K tile of Keys keys: one accumulator tile per 8 keys.
@@ -133,7 +139,9 @@ __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float
     const float seen = row_max(tile_max[h]) * score_scale;
     const bool moves = state[h].max == -compat::infinity() || (seen - state[h].max) * kLog2e > kSoftmaxMaxLag;
     const float new_max = moves ? fmaxf(state[h].max, seen) : state[h].max;
-    alpha[h] = state[h].max == -compat::infinity() ? 0.0f : exp2_approx((state[h].max - new_max) * kLog2e);
+    // A row whose max is still -inf has only weights 0 in its sum and output: they stay as they are
+    // (alpha 1), so that the first tile's rescale is skipped with the others'.
+    alpha[h] = state[h].max == -compat::infinity() ? 1.0f : exp2_approx((state[h].max - new_max) * kLog2e);
     state[h].sum *= alpha[h];
     state[h].max = new_max;
     offset[h] = new_max == -compat::infinity() ? 0.0f : new_max * kLog2e;  // a row that saw only -inf

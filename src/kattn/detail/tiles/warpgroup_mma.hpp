@@ -130,15 +130,18 @@ __device__ inline void scores_64xNx16(float (&s)[ScoreTiles][4], std::uint64_t a
   }
 }
 
-// o += a · B, m64n128k16: 16 keys' V rows of 128 elements at descriptor b (N-major).
-#define KATTN_WG_VALUES(TYPE)                                                                \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " KATTN_WG_R64 \
-               ", {%64, %65, %66, %67}, %68, 1, 1, 1, 1;\n"                                  \
-               : KATTN_WG_D32(o, 0), KATTN_WG_D32(o, 8)                                      \
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b))
+// o (+)= a · B, m64n128k16: 16 keys' V rows of 128 elements at descriptor b (N-major);
+// accumulate false: o = a · B.
+#define KATTN_WG_VALUES(TYPE)                                                       \
+  asm volatile(                                                                     \
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                  \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " " KATTN_WG_R64 \
+      ", {%64, %65, %66, %67}, %68, p, 1, 1, 1;\n}\n"                               \
+      : KATTN_WG_D32(o, 0), KATTN_WG_D32(o, 8)                                      \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)))
 template <class T>
-__device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const std::uint32_t (&a)[4],
-                                        std::uint64_t b) {
+__device__ inline void values_64x128x16(float (&o)[kWarpgroupHead / 8][4], const std::uint32_t (&a)[4], std::uint64_t b,
+                                        bool accumulate) {
   if constexpr (std::is_same_v<T, bf16_t>)
     KATTN_WG_VALUES("bf16");
   else
@@ -221,10 +224,12 @@ KOKKOS_INLINE_FUNCTION void warpgroup_weights(const float (&p)[ScoreTiles][4], s
 }
 
 // Issues o += P · V (weights a of 16·KeySlices keys, v_tile as k_tile above with that many rows)
-// as one group of products and returns with it in flight.
+// as one group of products and returns with it in flight; accumulate false: o = P · V (o's values
+// before it are not read).
 template <class T, int KeySlices>
 KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4],
-                                                       const std::uint32_t (&a)[KeySlices][4], const T* v_tile) {
+                                                       const std::uint32_t (&a)[KeySlices][4], const T* v_tile,
+                                                       bool accumulate = true) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const std::uint64_t v =
       warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(v_tile)), warpgroup_atom_bytes(16 * KeySlices));
@@ -232,10 +237,10 @@ KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead
   warpgroup_detail::fence();
 #pragma unroll
   for (int kk = 0; kk < KeySlices; ++kk)  // keys 16kk..: rows 16kk..
-    warpgroup_detail::values_64x128x16<T>(o, a[kk], v + 16 * kk * kWarpgroupRowBytes / 16);
+    warpgroup_detail::values_64x128x16<T>(o, a[kk], v + 16 * kk * kWarpgroupRowBytes / 16, accumulate || kk > 0);
   warpgroup_detail::commit();
 #else
-  (void)o, (void)a, (void)v_tile;
+  (void)o, (void)a, (void)v_tile, (void)accumulate;
 #endif
 }
 
