@@ -42,7 +42,8 @@ namespace {
 constexpr int kNumBlocks = 7, kBlockSize = 5, kKvHeads = 2, kKvHead = 1;
 
 // A cache whose element (block, slot, head, d) holds a value that names it, and a block table of
-// the blocks in a shuffled order; rows are read back as floats.
+// the blocks in a shuffled order ({4, 0, 6, 2, 5, 1, 3} for the usual 7; block 5i + 4 mod n of n
+// others, n not a multiple of 5); rows are read back as floats.
 template <class Storage>
 struct PagedCache {
   int head_size, block_size;
@@ -50,19 +51,23 @@ struct PagedCache {
   Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> block_ids;
   std::vector<std::int32_t> host_block_ids{4, 0, 6, 2, 5, 1, 3};
 
-  explicit PagedCache(int head, int block = kBlockSize)
+  explicit PagedCache(int head, int block = kBlockSize, int num_blocks = kNumBlocks)
       : head_size(head),
         block_size(block),
-        cache("cache", kNumBlocks, block, kKvHeads, head),
-        block_ids("ids", kNumBlocks) {
+        cache("cache", num_blocks, block, kKvHeads, head),
+        block_ids("ids", num_blocks) {
+    if (num_blocks != kNumBlocks) {
+      host_block_ids.resize(std::size_t(num_blocks));
+      for (int i = 0; i < num_blocks; ++i) host_block_ids[std::size_t(i)] = (5 * i + 4) % num_blocks;
+    }
     auto host = Kokkos::create_mirror_view(cache);
-    for (int b = 0; b < kNumBlocks; ++b)
+    for (int b = 0; b < num_blocks; ++b)
       for (int s = 0; s < block; ++s)
         for (int h = 0; h < kKvHeads; ++h)
           for (int d = 0; d < head; ++d) host(b, s, h, d) = from_float<Storage>(expected(b, s, h, d));
     Kokkos::deep_copy(cache, host);
     auto ids = Kokkos::create_mirror_view(block_ids);
-    for (int i = 0; i < kNumBlocks; ++i) ids(i) = host_block_ids[std::size_t(i)];
+    for (int i = 0; i < num_blocks; ++i) ids(i) = host_block_ids[std::size_t(i)];
     Kokkos::deep_copy(block_ids, ids);
   }
   static float expected(int block, int slot, int head, int d) {  // small integers: exact in fp8
@@ -327,14 +332,14 @@ struct TeamTilesOverKeys {
     auto* tiles = static_cast<Storage*>(team.team_scratch(0).get_shmem_aligned(kTiles * kTileBytes, kAlign));
     const TeamTileCopy<Storage, kRows, kHead> lanes(k, v, kKvHead, team.team_rank(), team.team_size(), warp_lane());
     const FastDivisor block_divisor(block_size);
-    const auto rows = lanes.template block_rows<4>(block_ids, block_divisor, first_key);
     for (int t = 0; t < int(out.extent(0)); ++t)
       for (int which = 0; which < 2; ++which) {
         const int first = first_key + t * kRows, count = keys - first < kRows ? keys - first : kRows;
         Storage* const tile = tiles + (kPair ? which * kTileBytes / sizeof(Storage) : 0);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
         const unsigned shared = unsigned(__cvta_generic_to_shared(tiles));
-        if (Form == TileCopyForm::block_rows) {
+        if constexpr (Form == TileCopyForm::block_rows) {
+          const auto rows = lanes.template block_rows<4>(block_ids, block_divisor, first_key);
           if (which == 0)
             lanes.template copy_swizzled_pair<4>(shared, shared + unsigned(kTileBytes), rows,
                                                  lanes.template tile_blocks<4>(rows, t, count), count);
@@ -367,13 +372,14 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
   } else {
     if (!register_rows_available<test::Space>())
       GTEST_SKIP() << "cp.async: CUDA only (host backends stage through team_stage_rows)";
-    // Keys [first_key, keys) of caches of each block size.
-    const auto stage_over_keys = [](auto tiles, std::initializer_list<int> block_sizes, int first_key) {
+    // Keys [first_key, keys) of caches of num_blocks blocks of each block size (keys past a block's
+    // start, and past a tile's).
+    const auto stage_over_keys = [](auto tiles, std::initializer_list<int> block_sizes, int first_key, int num_blocks) {
       using Tiles = decltype(tiles);
       for (const int block_size : block_sizes) {
-        const int keys = block_size * kNumBlocks < 100 ? block_size * kNumBlocks - 2 : 100;  // past a block's start
+        const int keys = block_size * num_blocks < 100 ? block_size * num_blocks - 2 : 100;
         const int num_tiles = (keys - first_key + Tiles::kRows - 1) / Tiles::kRows;
-        const PagedCache<TypeParam> cache(Tiles::kHead, block_size);
+        const PagedCache<TypeParam> cache(Tiles::kHead, block_size, num_blocks);
         const PagedKvAccessor<TypeParam> v = cache.shifted_values();
         ASSERT_TRUE(
             (TeamTileCopy<TypeParam, Tiles::kRows, Tiles::kHead>::applies(cache.accessor(), v, Tiles::kHead, true)));
@@ -388,11 +394,12 @@ TYPED_TEST(TilePrimitives, TeamTileCopyStagesTilesAtAnyBlockSizeAndZeroPads) {
     };
     // 5: a tile spans many blocks; 16: a thread's rows a block apart; 32: two to a block. The block
     // rows take block sizes that divide the team's row step of 16: a thread's rows 4, 2 and 1
-    // blocks apart, from a window's first key (a slot within the first block).
-    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::rows>{}, {kBlockSize, 16, 32}, 0);
-    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::swizzled>{}, {kBlockSize, 16, 32}, 0);
-    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::pair>{}, {kBlockSize, 16, 32}, 0);
-    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::block_rows>{}, {4, 8, 16}, 3);
+    // blocks apart, from a window's first key (a slot within the first block), over two tiles of
+    // 16, 8 and 4 blocks (a cache of 23).
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::rows>{}, {kBlockSize, 16, 32}, 0, kNumBlocks);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::swizzled>{}, {kBlockSize, 16, 32}, 0, kNumBlocks);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::pair>{}, {kBlockSize, 16, 32}, 0, kNumBlocks);
+    stage_over_keys(TeamTilesOverKeys<TypeParam, TileCopyForm::block_rows>{}, {4, 8, 16}, 3, 23);
   }
 }
 

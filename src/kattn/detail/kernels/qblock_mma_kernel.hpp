@@ -314,9 +314,14 @@ struct QBlockMmaKernel {
     const std::int32_t* block_row = &args.block_table(rows.seq, 0);
     const CacheRowsAt at{block_row, 0, block_size, rows.kv_head};
     const TileCopy tile_lanes(args.k, args.v, rows.kv_head, warp, team.team_size(), lane);
+    // The keys of tile `tile` the item computes: kTileKeys, or fewer in its last.
+    const auto count_of = [&](int tile) {
+      const int first = it.first_key + tile * kTileKeys;
+      return it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+    };
     const auto stage = [&](bool values, int tile, Cache* to) {
       const int first = it.first_key + tile * kTileKeys;
-      const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
+      const int count = count_of(tile);
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (HeadSize > 0) {
         if (tile_copy) {
@@ -341,10 +346,6 @@ struct QBlockMmaKernel {
     // One warpgroup on deep tiles, where the cache's blocks divide the team's rows: each thread's
     // rows found once an item, and the block ids of tile t + 1 read with the copies of tile t (two
     // warpgroups keep the rows' lookups: the registers of these had cost them 3-6 %).
-    const auto count_of = [&](int tile) {
-      const int first = it.first_key + tile * kTileKeys;
-      return it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
-    };
     constexpr int kTeamWarps = kWarpgroupWarps * Warpgroups;
     [[maybe_unused]] const bool by_block_rows =
         DeepTiles && Warpgroups == 1 && !Producer && TileCopy::template block_rows_apply<kTeamWarps>(block_size);
@@ -616,8 +617,10 @@ struct QBlockMmaKernel {
         values_read(it.tile_end - 1);
       } else {  // no tile, no P·V: the accumulator's zeros
         KATTN_UNROLL
-        for (int n = 0; n < kMaxHead / 8; ++n) KATTN_UNROLL
-        for (int i = 0; i < 4; ++i) f.o[n][i] = 0.0f;
+        for (int n = 0; n < kMaxHead / 8; ++n) {
+          KATTN_UNROLL
+          for (int i = 0; i < 4; ++i) f.o[n][i] = 0.0f;
+        }
       }
       if constexpr (kBulkTiles) stages += it.tile_end - it.tile_begin;
       // A warp's wait covers its own share of a product, not the other warps': every warp's last

@@ -135,7 +135,7 @@ __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float
     for (int h = 0; h < 2; ++h) tile_max[h] = fmaxf(tile_max[h], chain_max[h][c]);
   float offset[2];
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {  // SoftmaxState::rescale_to, with the hardware exp2
+  for (int h = 0; h < 2; ++h) {  // SoftmaxState::rescale_to with the hardware exp2, and alpha 1 off -inf
     const float seen = row_max(tile_max[h]) * score_scale;
     const bool moves = state[h].max == -compat::infinity() || (seen - state[h].max) * kLog2e > kSoftmaxMaxLag;
     const float new_max = moves ? fmaxf(state[h].max, seen) : state[h].max;
