@@ -28,3 +28,7 @@
 #                                          suite.json.gz and the summary table; the plots: python3 perf/plot_suite.py)
 # call 8 (05:18)     mends/call8-mends.sh -> mends/ (the review's mends: one count of a tile's keys, the zero loop's form, a
 #                                          comment; the probe against a339d63's, two rounds: every output bit-equal)
+# call 9 (05:42)     mends/call8-mends.sh with `read2` for `mends` -> second-read/ (the second read's mends, not kept:
+#                                          not-kept/second-read.patch, a no-tile item's zeros chosen at the accumulator's
+#                                          construction and the block rows' check by the FastDivisor; outputs bit-equal,
+#                                          teams of 8 1.048-1.064x slower on the long cases, one warpgroup 1.00-1.01x)
