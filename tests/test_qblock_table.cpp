@@ -1,7 +1,7 @@
 // The table of Q blocks that QBlockOffsetsKernel writes before every Q-block launch
 // (qblock_offsets.hpp): the cumulative counts of the part's sequences and, per Q block, its
 // sequence and rows, never past the table's capacity, with the sequences' arrays staged in team
-// scratch or read from global memory. Checked against a count on the host, on each backend of the
+// scratch or read from global memory; and the static grid's claim counter zeroed. Checked against a count on the host, on each backend of the
 // build (test_space.hpp).
 #include "kattn/core/execution_space.hpp"
 #include "kattn/detail/kernels/qblock_offsets.hpp"
@@ -24,6 +24,7 @@ struct Batch {
 struct TableRead {
   std::vector<std::int32_t> cu_q_blocks;
   std::vector<QBlockEntry> entries;  // the capacity's, then the guard's
+  std::int32_t claimed = 0;
 };
 
 constexpr std::int32_t kGuard = -7;
@@ -48,8 +49,12 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
     entries_host(i) = QBlockEntry{kGuard, kGuard, kGuard, kGuard, kGuard, kGuard};
   Kokkos::deep_copy(entries, entries_host);
 
+  Kokkos::View<std::int32_t*, Kokkos::LayoutRight, test::Memory> claimed("claimed", 1);
+  Kokkos::deep_copy(claimed, kGuard);  // the last call's count
+
   QBlockTable<test::Memory> table;
   table.cu_q_blocks = cu_q_blocks;
+  table.claimed = claimed;
   table.entries = Kokkos::subview(entries, Kokkos::make_pair(0, capacity));
   using Offsets = QBlockOffsetsKernel<test::Space>;
   // Host backends launch it with one thread; more here, so that the scan crosses threads there too.
@@ -61,6 +66,7 @@ TableRead write_table(const Batch& batch, int block_q, int first_seq, int end_se
   Kokkos::deep_copy(entries_host, entries);
   read.cu_q_blocks.assign(cu_q_blocks_host.data(), cu_q_blocks_host.data() + num_seqs + 1);
   read.entries.assign(entries_host.data(), entries_host.data() + capacity + guards);
+  Kokkos::deep_copy(read.claimed, Kokkos::subview(claimed, 0));
   return read;
 }
 
@@ -86,6 +92,7 @@ void expect_table(const Batch& batch, int block_q, int first_seq, int end_seq, i
   const std::vector<QBlockEntry> expected = expected_entries(batch, block_q, first_seq, end_seq, cu_q_blocks);
   const TableRead read = write_table(batch, block_q, first_seq, end_seq, capacity, staged);
   EXPECT_EQ(read.cu_q_blocks, cu_q_blocks);
+  EXPECT_EQ(read.claimed, 0);
   for (int i = 0; i < int(read.entries.size()); ++i) {
     const QBlockEntry& e = read.entries[std::size_t(i)];
     const QBlockEntry want = i < capacity && i < int(expected.size())

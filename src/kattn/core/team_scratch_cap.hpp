@@ -58,6 +58,19 @@ void allow_opt_in_size(Kernel kernel) {
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_bytes));
 }
 
+// The teams of the policy's kernel one SM runs at once: its registers and, beside the team's
+// scratch, the 8 · (team size + 2) bytes Kokkos' ParallelFor takes for itself.
+template <class Policy, class Functor>
+int teams_an_sm(const Policy& policy) {
+  using Driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+  constexpr CudaLaunchMechanism deduced = Kokkos::Impl::DeduceCudaLaunchMechanism<Driver>::launch_mechanism;
+  const int team_size = policy.team_size();
+  const std::size_t shared = sizeof(double) * std::size_t(team_size + 2) + policy.scratch_size(0, team_size);
+  int teams = 0;
+  KOKKOS_IMPL_CUDA_SAFE_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &teams, kernel_of<Policy, Functor, deduced>(), team_size * policy.impl_vector_length(), shared));
+  return teams;
+}
 // Kokkos sizes a team (team_size_max) by the kernel of the mechanism it deduces, and launches a
 // graph node of a constant-memory functor from global memory: both kernels may take it.
 template <bool InGraph, class Policy, class Functor>
@@ -128,6 +141,21 @@ void allow_team_scratch_in_graph(const Policy& policy, const Functor& functor) {
 #else
   (void)policy, (void)functor;
 #endif
+}
+
+// The teams of a launch of this policy and functor (allowed its scratch as above) that the device
+// runs at once, every SM full; 0 where that is not known (other backends and Kokkos versions).
+template <class Policy, class Functor>
+int resident_teams(const Policy& policy, const Functor& functor) {
+#ifdef KATTN_LIFT_TEAM_SCRATCH_CAP
+  if constexpr (std::is_same_v<typename Policy::execution_space, Kokkos::Cuda>) {
+    allow_team_scratch(policy, functor);
+    return scratch_cap_detail::teams_an_sm<Policy, Functor>(policy) *
+           Kokkos::Impl::CudaInternal::m_deviceProp.multiProcessorCount;
+  }
+#endif
+  (void)policy, (void)functor;
+  return 0;
 }
 
 }  // namespace kattn

@@ -21,6 +21,7 @@ template <class Space, class Args, bool Segmented>
 struct QBlockKernel {
   using Policy = Kokkos::TeamPolicy<Space>;
   using Member = typename Policy::member_type;
+  static constexpr bool kClaimsItems = false;  // a static grid's teams take their items by stride
   using TileScratch = Kokkos::View<QBlockTileValue<Space, typename Args::cache_type>*,
                                    typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 

@@ -100,6 +100,11 @@ struct QBlockMmaKernel {
   static constexpr bool kBulkRows = Warpgroup && DeepTiles && Warpgroups == 1 && !Producer && !Segmented;
   // Past the buffers: TileBarriers (two warpgroups) or the Q rows' barrier (one)
   static constexpr std::size_t kBarrierBytes = kBulkTiles ? 16 : kBulkRows ? 8 : 0;
+  // A static grid's teams of one warpgroup on deep tiles claim their items (operator()); past the
+  // barriers, the two slots through which a team hands its claims round. The other kernels keep the
+  // stride (teams of two warpgroups had run 6-23 % slower claiming, on more registers).
+  static constexpr bool kClaimsItems = Warpgroup && DeepTiles && Warpgroups == 1;
+  static constexpr std::size_t kClaimBytes = kClaimsItems ? 8 : 0;
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -107,7 +112,8 @@ struct QBlockMmaKernel {
   static constexpr std::size_t kTileAlign = Warpgroup ? kWarpgroupTileAlign : 16;
   static std::size_t scratch_bytes(int head_size) {
     if constexpr (Producer) return producer_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign);
-    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups) + kBarrierBytes;
+    return register_rows_scratch_bytes(head_size, sizeof(Cache), kTileAlign, DeepTiles, Warpgroups) + kBarrierBytes +
+           kClaimBytes;
   }
 
   // Items heaviest first where the grid follows them (a causal Q block's keys grow with its index):
@@ -115,20 +121,33 @@ struct QBlockMmaKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     if constexpr (Producer) return run_roles(team);
     constexpr int buffers = DeepTiles ? kRegisterRowDeepBuffers : kRegisterRowBuffers;
-    auto* tiles = static_cast<Cache*>(
-        team.team_scratch(0).get_shmem_aligned(buffers * tile_bytes(head_size()) + kBarrierBytes, kTileAlign));
+    const std::size_t claims_at = buffers * tile_bytes(head_size()) + kBarrierBytes;
+    auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(claims_at + kClaimBytes, kTileAlign));
     const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
+    // kClaimsItems: a static grid's teams claim their items from the table's counter where it has
+    // one, heaviest first, each team a stream of items while any is left, so that the teams that
+    // finish first take the short ones (by stride, team 0 of 264 had taken the 16 heaviest Q blocks
+    // of b16 512; a grid of 2112 had started a team, its barrier and its maps every item or two).
+    // Thread 0 claims the team's next item as an item starts, so that the claim's latency passes
+    // under it, and hands it round at its end through slot n + 1 mod 2.
+    const bool claims_items = kClaimsItems && static_grid && q_blocks.claimed.extent(0) > 0;
+    const bool lead = team.team_rank() == 0 && warp_lane() == 0;
+    const auto claim = [&] { return lead ? int(Kokkos::atomic_fetch_add(&q_blocks.claimed(0), 1)) : 0; };
+    int* const claims = reinterpret_cast<int*>(reinterpret_cast<char*>(tiles) + claims_at);
+    const int first_claim = claims_items ? claim() : 0;
+    // Whether the team may take an item (a claim is the lead's alone: every claiming team gets ready).
+    const bool starts = claims_items || team.league_rank() < items;
     int stages = 0;   // kBulkTiles: the tiles this team has staged (tile_barriers' stages)
     int q_loads = 0;  // kBulkRows: the Q blocks this team has loaded (phases of q_barrier)
     if constexpr (kBulkTiles) {
-      if (tile_maps && team.league_rank() < items) {
+      if (tile_maps && starts) {
         tile_barriers(tiles).init(tile_maps, team.team_rank(), warp_lane());
         team.team_barrier();
       }
     }
     if constexpr (kBulkRows) {
-      if (row_maps && team.league_rank() < items) {
-        if (team.team_rank() == 0 && warp_lane() == 0) {
+      if (row_maps && starts) {
+        if (lead) {
           pipeline_init(q_barrier(tiles), 1);
           pipeline_init_fence();
           acquire_tile_maps(row_maps);
@@ -138,13 +157,25 @@ struct QBlockMmaKernel {
     }
     if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
       if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages, q_loads);
+    } else if (claims_items) {
+      if (lead) claims[0] = first_claim;
+      team.team_barrier();
+      for (int n = 0, item = claims[0]; item < items; ++n) {
+        const int next = claim();
+        process(team, tiles, items - 1 - item, stages, q_loads);
+        if (lead) claims[(n + 1) & 1] = next;
+        team.team_barrier();  // every warp is done with the tiles (the next item's copies reuse them), the claim is in
+        item = claims[(n + 1) & 1];
+      }
     } else {
       for (int item = team.league_rank(); item < items; item += team.league_size()) {
         process(team, tiles, items - 1 - item, stages, q_loads);
         team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
       }
     }
-    if (kBulkRows && row_maps && team.team_rank() == 0 && warp_lane() == 0) bulk_store_wait();  // before it leaves
+    // Before it leaves, the copy engine has read the last output rows out of its scratch (their
+    // writes land by the kernel's end: it need not hold the SM's scratch for them).
+    if (kBulkRows && row_maps && lead) bulk_store_wait_read();
   }
 
   // kBulkRows: the Q rows' barrier, past the buffers (where a kernel of two warpgroups keeps its

@@ -25,6 +25,9 @@ struct QBlockTable {
 
   Vector<std::int32_t> cu_q_blocks;
   Vector<QBlockEntry> entries;  // as many as the plan's bounds allow (PartLaunch::max_q_blocks)
+  // The items a static grid's teams have claimed (one counter, zeroed by the offsets kernel;
+  // empty: the teams take their items by stride).
+  Vector<std::int32_t> claimed;
 
   // The launch's Q blocks; a batch past the plan's bounds loses the blocks past the entries
   // rather than reading or writing past them.
@@ -78,6 +81,7 @@ struct QBlockOffsetsKernel {
     });
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       cu_q_blocks(0) = 0;
+      if (table.claimed.extent(0) > 0) table.claimed(0) = 0;
       if (staged) {
         offsets(0) = 0;
         starts(0) = cu_seqlens_q(0);

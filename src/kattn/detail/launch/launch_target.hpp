@@ -31,6 +31,11 @@ struct EagerLaunches {
     allow_team_scratch(launch, functor);
     Kokkos::parallel_for(name, launch, functor);
   }
+  // The teams of such a launch that run at once (team_scratch_cap.hpp; 0: not known).
+  template <class Functor, class... Traits>
+  int resident_teams(const Kokkos::TeamPolicy<Space, Traits...>& policy, const Functor& functor) const {
+    return kattn::resident_teams(light_weight(policy), functor);
+  }
 };
 
 template <class Space>
@@ -45,6 +50,10 @@ struct GraphLaunches {
   void operator()(const char* name, const Kokkos::TeamPolicy<Space, Traits...>& policy, const Functor& functor) {
     allow_team_scratch_in_graph(policy, functor);
     last = last.then_parallel_for(name, policy, functor);
+  }
+  template <class Functor, class... Traits>
+  int resident_teams(const Kokkos::TeamPolicy<Space, Traits...>& policy, const Functor& functor) const {
+    return kattn::resident_teams(policy, functor);
   }
 
   // A branch of the graph from the same node: its launches and those that follow here are

@@ -42,6 +42,7 @@ struct PartLaunch {
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
   std::size_t tile_maps_at = 0;  // warpgroup Q blocks: the cache's tensor maps (team_bulk_copy.hpp)
   std::size_t row_maps_at = 0;   // and the query and output rows' maps
+  std::size_t claimed_at = 0;    // Q-block variants: the static grid's claimed items (QBlockTable::claimed)
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
@@ -56,6 +57,7 @@ struct PartLaunch {
       cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
       max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
       q_block_entries_at = layout.reserve(std::size_t(max_q_blocks), sizeof(QBlockEntry));
+      claimed_at = layout.reserve(1, sizeof(std::int32_t));
       if (plan.warpgroup_products) {
         tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
         row_maps_at = layout.reserve(1, sizeof(RowTileMaps));
@@ -201,6 +203,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
       decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
   q_blocks.entries =
       decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
+  q_blocks.claimed = decltype(q_blocks.claimed)(reinterpret_cast<std::int32_t*>(base + part.claimed_at), 1);
   using Cache = typename Args::cache_type;
   // Double-buffered warpgroup tiles where the plan asks and the backend's team scratch takes them (on
   // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
@@ -242,11 +245,21 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
   using Partials = LaunchPartials<Launches>;
   const Partials partials = Segmented ? part.partials<typename Space::memory_space>(base, g) : Partials{};
   const auto launch = [&](const auto& kernel, std::size_t scratch_bytes) {
-    // A static grid past the most items the part's bounds allow would only start teams that return.
-    typename std::decay_t<decltype(kernel)>::Policy policy(
-        launches.space, static_grid ? std::min(plan.grid_teams, items) : items, plan.team_size, plan.vector_length);
-    policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-    launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy, kernel);
+    using Kernel = std::decay_t<decltype(kernel)>;
+    const auto policy_of = [&](int teams) {
+      typename Kernel::Policy policy(launches.space, teams, plan.team_size, plan.vector_length);
+      policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+      return policy;
+    };
+    // A static grid past the most items the part's bounds allow would only start teams that
+    // return; one whose teams claim their items, past the teams the device runs at once (where it
+    // says), would start teams once the items are gone.
+    int teams = static_grid ? std::min(plan.grid_teams, items) : items;
+    if (static_grid && Kernel::kClaimsItems) {
+      const int resident = launches.resident_teams(policy_of(teams), kernel);
+      if (resident > 0) teams = std::min(teams, resident);
+    }
+    launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy_of(teams), kernel);
   };
   bool launched = false;
   if constexpr (tensor_core_operands<typename Args::q_type, Cache>() && register_rows_available<Space>()) {
