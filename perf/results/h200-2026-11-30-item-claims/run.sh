@@ -16,5 +16,6 @@
 # call 4 (08:45)     checks/call4-checks.sh: f657f66's kattn_tests, validate, backend tests, sanitizers -> checks/
 # call 5 (08:47)     the suite on f657f66 (perf/run_suite.sh, 5 + 20 runs a case, beside SDPA) -> suite-f657f66/
 #                    (its summary; against-block-rows.txt compares kattn's times case by case with the stop before's)
-# call 6             the final build (the claims' threshold): probe against base59, the suite -> final/, suite/
+# call 6 (09:25)     final/call6.sh 7b0fd7e: the final build's kattn_tests and validate, its probe against base59 (three
+#                    rounds), the targets beside SDPA -> final/; the suite beside SDPA (5 + 20 runs a case) -> suite/
 # summaries: python3 summarize.py ab/callN-ab.txt NAMES...
