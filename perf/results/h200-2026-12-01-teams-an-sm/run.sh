@@ -1,0 +1,16 @@
+#!/bin/bash
+# How the results here were made (2026-12-01; NVIDIA H200, driver 580.159.04: the H100 was not lent). Probe binaries
+# built here (nvcc 13.0, Kokkos 4.6.01 built by hand at /opt/kokkos-cuda, `cmake --build build/h100 --target
+# kattn_prefill_probe`), xz'd and carried to the device in .device/<name>/ (ignored by git) with libcudart.so.13;
+# each call ran from the tree's root.
+#   base  = 5ad1648's probe (the shipped kernels)
+#   lean  = base + lean/lean-tiles.patch: teams of one warpgroup on one K and two V tiles beside the Q rows (64 KB),
+#           under launch bounds of three teams an SM (168 registers)
+#   lean2 = lean + process() force-inlined (lean/lean-tiles-forceinline.patch is that tree's whole diff)
+#   prod1 = base + producer/producer-one-warpgroup.patch: the producer warpgroup beside one warpgroup of rows
+#           (teams of 8, two an SM: setmaxnreg 24 / 232 under launch bounds of 256 threads, 2 blocks)
+# call 1 (13:38 UTC) ROUNDS=3 bash ab.sh base lean        -> lean/ab.txt, lean/ncu.txt, lean/regs.txt
+# call 2 (13:54 UTC) ROUNDS=3 bash ab.sh base lean2       -> lean/ab2.txt, lean/ncu2.txt, lean/regs2.txt
+# call 3 (14:03 UTC) bash s2.sh prod1                     -> producer/ab.txt, producer/ncu.txt, producer/regs.txt
+# here: lean/ptxas.txt (ptxas on the lean build's PTX at register caps 168-232; the commands are its first line)
+# summaries: summary.txt (python3 ../h200-2026-11-30-item-claims/summarize.py AB.txt NAMES...)
