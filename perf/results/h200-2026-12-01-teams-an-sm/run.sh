@@ -14,3 +14,5 @@
 # call 3 (14:03 UTC) bash s2.sh prod1                     -> producer/ab.txt, producer/ncu.txt, producer/regs.txt
 # here: lean/ptxas.txt (ptxas on the lean build's PTX at register caps 168-232; the commands are its first line)
 # summaries: summary.txt (python3 ../h200-2026-11-30-item-claims/summarize.py AB.txt NAMES...)
+# call 7 (14:58 UTC) profile.sh on c628570's probe (the shipped kernels): source counters of b16 512 at teams of 4
+#                    -> profile/t4-stalls.txt (perf/ncu_stalls.py), profile/t4-sass.csv.gz
