@@ -16,3 +16,5 @@
 # summaries: summary.txt (python3 ../h200-2026-11-30-item-claims/summarize.py AB.txt NAMES...)
 # call 7 (14:58 UTC) profile.sh on c628570's probe (the shipped kernels): source counters of b16 512 at teams of 4
 #                    -> profile/t4-stalls.txt (perf/ncu_stalls.py), profile/t4-sass.csv.gz
+# call 8 (14:57 UTC) ROUNDS=3 bash ab.sh cur stsm: cur = c628570's probe, stsm = + stsm/output-rows-by-stmatrix.patch
+#                    (an item's output rows into the Q buffer by stmatrix) -> stsm/ab.txt, stsm/ncu.txt
