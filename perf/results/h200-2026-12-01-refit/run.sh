@@ -10,6 +10,7 @@
 # call B (14:35 UTC) callB.sh: the build with the fitted table: perf/run_suite.sh (5 + 20 runs a case) -> suite/;
 #                    kattn model calibrate on it (targets of call A held out) -> model-calibrate-h200.txt and
 #                    data/hardware/models/h200.json (its sets' /tmp paths renamed to the files here);
-#                    validate --variant all -> checks/validate.txt
+#                    validate --variant all -> checks/validate.txt; its latency experiment kept only the
+#                    reports' last lines (their summaries came back from call C)
 # call C (14:39 UTC) callC.sh: the latency experiment eager and replayed -> latency/ (its JSON reports), and
 #                    kattn_tests (the CLI at its build path) -> checks/kattn_tests.txt

@@ -6,7 +6,7 @@
 #   base  = 5ad1648's probe (the shipped kernels)
 #   lean  = base + lean/lean-tiles.patch: teams of one warpgroup on one K and two V tiles beside the Q rows (64 KB),
 #           under launch bounds of three teams an SM (168 registers)
-#   lean2 = lean + process() force-inlined (lean/lean-tiles-forceinline.patch is that tree's whole diff)
+#   lean2 = lean + lean/process-forceinline.patch (process() force-inlined)
 #   prod1 = base + producer/producer-one-warpgroup.patch: the producer warpgroup beside one warpgroup of rows
 #           (teams of 8, two an SM: setmaxnreg 24 / 232 under launch bounds of 256 threads, 2 blocks)
 # call 1 (13:37 UTC) ROUNDS=3 bash ab.sh base lean        -> lean/ab.txt, lean/ncu.txt, lean/regs.txt
