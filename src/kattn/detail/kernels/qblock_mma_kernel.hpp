@@ -21,7 +21,8 @@
 // specialization) the copies leave the rows' warps: the producer fills rings of K and V tiles by
 // the tensor memory accelerator, and a ring of two Q buffers with the next items' Q rows and work
 // items, so that an item starts without a read of its own; the rows wait on the buffer they need,
-// with no team barrier.
+// with no team barrier. Most deep kernels take an item's last tile, a causal block's diagonal,
+// first (kLastTileFirst).
 #pragma once
 
 #include "kattn/detail/kernels/qblock_item.hpp"
@@ -105,6 +106,18 @@ struct QBlockMmaKernel {
   // stride (teams of two warpgroups had run 6-23 % slower claiming, on more registers).
   static constexpr bool kClaimsItems = Warpgroup && DeepTiles && Warpgroups == 1;
   static constexpr std::size_t kClaimBytes = kClaimsItems ? 8 : 0;
+  // Teams of one warpgroup and those with the producer take an item's last tile (a causal block's
+  // diagonal, where the mask applies) first, in the item's first-tile code that has the mask anyway:
+  // the steps after it are then unmasked ones, and a masked step's code is off the hot path
+  // (2026-12-01: b16 512 0.988x at teams of 4 and 0.943x at teams of 12; two warpgroups without
+  // the producer ran 1.06-1.07x slower so, and keep the order of the keys).
+  static constexpr bool kLastTileFirst = DeepTiles && (Warpgroups == 1 || Producer);
+  // The tile of keys an item takes at its turn t of [tile_begin, tile_end): its last, then the others
+  // in order (kLastTileFirst), else tile t. Buffers, stages and rings go by turns, keys and masks by tiles.
+  KOKKOS_INLINE_FUNCTION static int keys_at(const QBlockItem& it, int t) {
+    if constexpr (kLastTileFirst) return t == it.tile_begin ? it.tile_end - 1 : t - 1;
+    return t;
+  }
 
   KOKKOS_INLINE_FUNCTION static std::size_t tile_bytes(int head_size) {
     return std::size_t(kTileKeys) * fragment_tile_stride(head_size) * sizeof(Cache);
@@ -252,7 +265,7 @@ struct QBlockMmaKernel {
     const int tile_boxes = kTileKeys / box_rows;
     for (int tile = it.tile_begin; tile < it.tile_end; ++tile) {
       const int n = tiles_before + tile - it.tile_begin;
-      const int first = it.first_key + tile * kTileKeys;
+      const int first = it.first_key + keys_at(it, tile) * kTileKeys;
       const int count = it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
       const bool whole = count == kTileKeys && first % box_rows == 0;
       int slot = 0, block = 0;
@@ -350,6 +363,7 @@ struct QBlockMmaKernel {
       const int first = it.first_key + tile * kTileKeys;
       return it.end_key - first < kTileKeys ? it.end_key - first : kTileKeys;
     };
+    const auto keys_at = [&](int t) { return QBlockMmaKernel::keys_at(it, t); };
     const auto stage = [&](bool values, int tile, Cache* to) {
       const int first = it.first_key + tile * kTileKeys;
       const int count = count_of(tile);
@@ -384,13 +398,16 @@ struct QBlockMmaKernel {
         by_block_rows ? tile_lanes.template block_rows<kTeamWarps>(block_row, block_size, it.first_key)
                       : typename TileCopy::BlockRows{};
     [[maybe_unused]] typename TileCopy::template TileBlocks<kTeamWarps> blocks_ahead{};
-    if (by_block_rows && it.tile_begin < it.tile_end)
-      blocks_ahead = tile_lanes.template tile_blocks<kTeamWarps>(block_rows, it.tile_begin, count_of(it.tile_begin));
+    // The blocks of turn t's tile, read a turn ahead of its copies.
+    const auto blocks_of = [&](int t) {
+      return tile_lanes.template tile_blocks<kTeamWarps>(block_rows, keys_at(t), count_of(keys_at(t)));
+    };
+    if (by_block_rows && it.tile_begin < it.tile_end) blocks_ahead = blocks_of(it.tile_begin);
     const auto stage_pair = [&](int tile) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       if constexpr (DeepTiles) {
-        const int first = it.first_key + tile * kTileKeys;
-        const int count = count_of(tile);
+        const int first = it.first_key + keys_at(tile) * kTileKeys;
+        const int count = count_of(keys_at(tile));
         const unsigned k_to = unsigned(__cvta_generic_to_shared(k_buffer(tile)));
         const unsigned v_to = unsigned(__cvta_generic_to_shared(v_buffer(tile)));
         if constexpr (kBulkTiles) {
@@ -400,8 +417,7 @@ struct QBlockMmaKernel {
         }
         if (by_block_rows) {
           tile_lanes.template copy_swizzled_pair<kTeamWarps>(k_to, v_to, block_rows, blocks_ahead, count);
-          if (tile + 1 < it.tile_end)
-            blocks_ahead = tile_lanes.template tile_blocks<kTeamWarps>(block_rows, tile + 1, count_of(tile + 1));
+          if (tile + 1 < it.tile_end) blocks_ahead = blocks_of(tile + 1);
         } else {
           tile_lanes.template copy_swizzled_pair<kTeamWarps>(k_to, v_to, block_row, block_size, first, count);
         }
@@ -411,8 +427,8 @@ struct QBlockMmaKernel {
         return team_stage_commit();
       }
 #endif
-      stage(false, tile, k_buffer(tile));
-      stage(true, tile, v_buffer(tile));
+      stage(false, keys_at(tile), k_buffer(tile));
+      stage(true, keys_at(tile), v_buffer(tile));
     };
     // A warpgroup's Q rows, in the products' layout (deep). One warpgroup's are the block's first:
     // a constant, so that ptxas keeps their descriptors in uniform registers (from the warp's index
@@ -527,11 +543,18 @@ struct QBlockMmaKernel {
           }
         }
       }
+      // Score (j, i) is key key_of(0, 0) + 8 j + (i & 1): the rows' bounds moved by the lane's first key,
+      // each score is one compare with a constant (its key's own sum had cost a masked step 17 adds).
+      int begin_at[2], end_at[2];
+      KATTN_UNROLL
+      for (int h = 0; h < 2; ++h) begin_at[h] = key_begin[h] - key_of(0, 0), end_at[h] = key_end[h] - key_of(0, 0);
       KATTN_UNROLL
       for (int j = 0; j < kTileKeys / 8; ++j) {
         KATTN_UNROLL
-        for (int i = 0; i < 4; ++i)  // scores i of the lane's row i / 2
-          if (!sees(i / 2, key_of(j, i))) s[j][i] = -compat::infinity();
+        for (int i = 0; i < 4; ++i) {  // scores i of the lane's row i / 2
+          const int column = 8 * j + (i & 1);
+          if ((Features::window && column < begin_at[i / 2]) || column >= end_at[i / 2]) s[j][i] = -compat::infinity();
+        }
       }
       return plain_logits ? rules.scale : 1.0f;
     };
@@ -544,7 +567,8 @@ struct QBlockMmaKernel {
       // buffers). Every tile of the item is computed (a tile none of the rows sees masks to weights
       // 0), so that issues and waits sit outside branches.
       // With the producer a step waits for K(tile) and, before P·V(tile - 1), V(tile - 1) in their
-      // rings, and frees each once the warp's products that read it completed.
+      // rings, and frees each once the warp's products that read it completed. Here `tile` is the
+      // item's turn: its keys are keys_at's (the last tile first).
       const auto next_tile = [&](int tile) {
         if constexpr (Producer) {
           rings.wait_k_full(tiles_before + tile - it.tile_begin);
@@ -609,7 +633,7 @@ struct QBlockMmaKernel {
         pass();
         warpgroup_wait<0>(s);
         keys_read(it.tile_begin);
-        warp_softmax_weights(f, s, mask(s, it.tile_begin), alpha);
+        warp_softmax_weights(f, s, mask(s, keys_at(it.tile_begin)), alpha);
         const auto step = [&](int tile, auto masked) {
           land(tile - 2);
           next_tile(tile);
@@ -621,7 +645,7 @@ struct QBlockMmaKernel {
           pass();
           warpgroup_wait<1>(s);
           keys_read(tile);
-          warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, tile) : rules.scale, alpha);
+          warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, keys_at(tile)) : rules.scale, alpha);
         };
         // Where the logit is the scaled dot product (compiled in), the tiles every row of the block
         // sees whole step without the mask's code (the mask's unmasked trips between its masked
@@ -632,8 +656,9 @@ struct QBlockMmaKernel {
         int tile = it.tile_begin + 1;
         if constexpr (!Features::logits) {
           const auto clamp = [](int t, int low, int high) { return t < low ? low : t > high ? high : t; };
-          const int unmasked_begin = clamp(it.tiles.unmasked_begin, tile, it.tile_end);
-          const int unmasked_end = clamp(it.tiles.unmasked_end, unmasked_begin, it.tile_end);
+          constexpr int kTurnOfTile = kLastTileFirst ? 1 : 0;  // tile t's turn past the first: t + this
+          const int unmasked_begin = clamp(it.tiles.unmasked_begin + kTurnOfTile, tile, it.tile_end);
+          const int unmasked_end = clamp(it.tiles.unmasked_end + kTurnOfTile, unmasked_begin, it.tile_end);
           for (; tile < unmasked_begin; ++tile) step(tile, std::true_type{});
           for (; tile < unmasked_end; ++tile) step(tile, std::false_type{});
         }
