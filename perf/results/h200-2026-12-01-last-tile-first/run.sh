@@ -7,7 +7,7 @@
 #   v1   = the last tile first for teams of one warpgroup, and the mask by columns (95f53ae's kernel for them)
 #   v2   = v1 + not-kept/opaque-accumulator.patch (the same 38.23 M warp instructions on b16 512: not kept)
 #   v3   = v1 with the last tile first in every deep kernel (= 95f53ae + not-kept/two-warpgroups-too.patch)
-#   v4   = v1 + not-kept/diagonal-half-softmax.patch (a first tile of 32 keys or fewer: the softmax of its first half)
+#   v4   = 95f53ae + not-kept/diagonal-half-softmax.patch (a first tile of 32 keys or fewer: the softmax of its first half)
 #   v5   = v4 + not-kept/item-end-barrier.patch (a claiming team's hand-off on the item's last barrier)
 #   ship = 95f53ae (the last tile first for teams of one warpgroup and those with the producer: v1's kernel for
 #          teams of 4, v3's for teams of 12)

@@ -108,9 +108,10 @@ struct QBlockMmaKernel {
   static constexpr std::size_t kClaimBytes = kClaimsItems ? 8 : 0;
   // Teams of one warpgroup and those with the producer take an item's last tile (a causal block's
   // diagonal, where the mask applies) first, in the item's first-tile code that has the mask anyway:
-  // the steps after it are then unmasked ones, and a masked step's code is off the hot path
-  // (2026-12-01: b16 512 0.988x at teams of 4 and 0.943x at teams of 12; two warpgroups without
-  // the producer ran 1.06-1.07x slower so, and keep the order of the keys).
+  // the steps after it are then unmasked ones where that diagonal lies in one tile and no window
+  // starts inside the item, and a masked step's code is off the hot path (2026-12-01: b16 512
+  // 0.989x at teams of 4 and 0.942x at teams of 12; two warpgroups without the producer ran
+  // 1.06-1.07x slower so, and keep the order of the keys).
   static constexpr bool kLastTileFirst = DeepTiles && (Warpgroups == 1 || Producer);
   // The tile of keys an item takes at its turn t of [tile_begin, tile_end): its last, then the others
   // in order (kLastTileFirst), else tile t. Buffers, stages and rings go by turns, keys and masks by tiles.
@@ -338,7 +339,7 @@ struct QBlockMmaKernel {
     const int row0 = warp * kFragmentRows;
     const int valid_rows = rows.valid_tokens * rows.queries_per_kv.divisor;
     // Buffers of a tile each: K, V (one each; Q rows through V), or two K, three V and Q (deep:
-    // tile t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3), or the
+    // turn t in K buffer (t - tile_begin) mod 2 and V buffer (t - tile_begin) mod 3), or the
     // producer's rings of K, V and Q (each warpgroup's 64 rows at the tiles' stride).
     const int tile_elements = kTileKeys * stride;
     const auto k_buffer = [&](int tile) {
@@ -383,13 +384,13 @@ struct QBlockMmaKernel {
       team_stage_rows(team, values ? args.v : args.k, at, first, count, kTileKeys, head_size, stride, aligned, to);
       team_stage_commit();
     };
-    // K(tile) and V(tile) into their buffers (deep: tile_copy applies; kBulkTiles: on stage
+    // K and V of turn `tile` into its buffers (deep: tile_copy applies; kBulkTiles: on stage
     // stages + tile - tile_begin, whole tiles by the bulk copies where the kernel has maps, the
     // others, a sequence's last partial one among them, by rows).
     [[maybe_unused]] const TileBarriers barriers = tile_barriers(tiles);
     [[maybe_unused]] const auto stage_of = [&](int tile) { return stages + tile - it.tile_begin; };
     // One warpgroup on deep tiles, where the cache's blocks divide the team's rows: each thread's
-    // rows found once an item, and the block ids of tile t + 1 read with the copies of tile t (two
+    // rows found once an item, and the block ids of turn t + 1 read with the copies of turn t (two
     // warpgroups keep the rows' lookups: the registers of these had cost them 3-6 %).
     constexpr int kTeamWarps = kWarpgroupWarps * Warpgroups;
     [[maybe_unused]] const bool by_block_rows =
@@ -619,7 +620,7 @@ struct QBlockMmaKernel {
           // Before the item's first P·V the accumulator is unset: what this makes of it, that P·V replaces.
           if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);
         };
-        // `landed`: the tile whose P·V lands (none before the item's first).
+        // `landed`: the turn whose P·V lands (none before the item's first).
         const auto land = [&](int landed) {
           warpgroup_wait<0>(f.o);
           if (landed >= it.tile_begin) values_read(landed);
