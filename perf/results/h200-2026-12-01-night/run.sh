@@ -1,0 +1,18 @@
+#!/bin/bash
+# Stop 62 (2026-12-01, night), H200: the Q-block offsets kernel's cost on b16 512, and the claiming
+# kernels building their own Q-block table (measured, not kept). Probe builds here (nvcc 13.0, Kokkos
+# 4.6.01, sm_90a), carried as .device/<name>/kattn_prefill_probe.xz with `carry: [".device"]`:
+#   base     4bf9ccd
+#   skipoff  base + not-kept/skip-offsets.patch (a hack for the ceiling: the offsets kernel once per
+#            workspace and batch, the claim counter put back by the last team; crashed on the mixed
+#            case's teams of 12, whose maps it skipped)
+#   fold     not-kept/claiming-teams-build-their-table.patch as it stood at each call (call 2: Kokkos'
+#            team scan on teams of 4 x 32 lanes; call 3: the scan on the first thread's lanes; call 4:
+#            the entries handed round in scratch)
+#   fold2    call 5: the patch as kept in not-kept/ (the row maps as words, scratch pointers found where used)
+# Each call: bash callN.sh on the device; A/B rows are the lower of three rounds' medians (40 runs after 10).
+bash call1.sh   # base against skipoff
+bash call2.sh   # base against fold (crashed on b16 512: illegal instruction)
+bash call3.sh   # base against fold
+bash call4.sh   # base against fold
+bash call5.sh   # base against fold2
