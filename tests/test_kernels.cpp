@@ -156,6 +156,31 @@ TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
   }
 }
 
+// A static grid's teams of one warpgroup that claim their items (sm_90a at head 128, where a part
+// has 4 items a team the device runs at once: 1112 items on 8 KV heads, past the 4 · 264 of a
+// 132-SM H100; no other test has as many), prefills ending mid-tile and a chunk after context among
+// them; on the planned grid, then on one of 2 teams, whose claims start from the counter the
+// offsets kernel zeroed after the first launch on the same workspace.
+TEST(KernelClaimingTeams, MatchOracle) {
+  if (!device_backend()) GTEST_SKIP() << "claiming teams are the sm_90a kernel's of one warpgroup";
+  BatchSpec spec;
+  spec.model = model_by_name("llama-3-8b");
+  spec.dtype = DType::fp16;
+  spec.block_size = 16;
+  spec.sequences = {{600, 600}, {600, 600}, {611, 600}, {400, 400}};
+  spec.seed = 35;
+  const HostProblem problem = generate_batch(spec);
+  const std::vector<double> reference = oracle_attention(problem);
+  for (const Variant variant : {Variant::qblock_static, Variant::segmented_static})
+    for (const int grid_teams : {2112, 2}) {
+      AttentionOptions options = forced(variant, 0, 2);
+      options.team_size = 4;
+      options.grid_teams = grid_teams;
+      SCOPED_TRACE(::testing::Message() << to_string(variant) << " grid " << grid_teams);
+      expect_matches_reference(problem, reference, options);
+    }
+}
+
 // Teams of 8 and 12 warps over caches of 16 to 128 slots a block: on sm_90a the warpgroups' whole
 // tiles come by the tensor memory accelerator (team_bulk_copy.hpp; the 12's producer through its
 // rings) and each sequence's last, partial tile by rows (a 700-token prefill: 5 whole tiles, then

@@ -16,3 +16,6 @@ bash call2.sh   # base against fold (crashed on b16 512: illegal instruction)
 bash call3.sh   # base against fold
 bash call4.sh   # base against fold
 bash call5.sh   # base against fold2
+bash call6.sh   # the new GPU test KernelClaimingTeams.MatchOracle on 4bf9ccd's kernels + 26b77e7's test
+# then, in the same lease: ncu launch__grid_size on that test (call6/ncu-grids.txt): the one-warpgroup kernel
+# launched on 264 teams (resident, claiming) and on 2, unsegmented and segmented
