@@ -59,17 +59,17 @@ INSTANTIATE_TEST_SUITE_P(AllVariants, KernelGrid,
 // blocks and tiles as on the model, a quarter of the host's work.
 const ModelGeometry kLlamaGroupsOnTwoKvHeads{"llama-groups", 8, 2, 128};
 
-class KernelEdgeCases : public ::testing::TestWithParam<Variant> {
- protected:
-  static BatchSpec llama_spec(DType dtype, std::vector<SequenceShape> sequences) {
-    BatchSpec spec;
-    spec.model = model_by_name("llama-3-8b");
-    spec.dtype = dtype;
-    spec.block_size = 16;
-    spec.sequences = std::move(sequences);
-    return spec;
-  }
-};
+// Llama-3-8B at block 16.
+BatchSpec llama_spec(DType dtype, std::vector<SequenceShape> sequences) {
+  BatchSpec spec;
+  spec.model = model_by_name("llama-3-8b");
+  spec.dtype = dtype;
+  spec.block_size = 16;
+  spec.sequences = std::move(sequences);
+  return spec;
+}
+
+class KernelEdgeCases : public ::testing::TestWithParam<Variant> {};
 
 TEST_P(KernelEdgeCases, LongContextOf16k) {
   expect_matches_oracle(generate_batch(llama_spec(DType::fp16, {{16384, 1}, {16384 + 3, 3}})),
@@ -163,11 +163,7 @@ TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
 // offsets kernel zeroed after the first launch on the same workspace.
 TEST(KernelClaimingTeams, MatchOracle) {
   if (!device_backend()) GTEST_SKIP() << "claiming teams are the sm_90a kernel's of one warpgroup";
-  BatchSpec spec;
-  spec.model = model_by_name("llama-3-8b");
-  spec.dtype = DType::fp16;
-  spec.block_size = 16;
-  spec.sequences = {{600, 600}, {600, 600}, {611, 600}, {400, 400}};
+  BatchSpec spec = llama_spec(DType::fp16, {{600, 600}, {600, 600}, {611, 600}, {400, 400}});
   spec.seed = 35;
   const HostProblem problem = generate_batch(spec);
   const std::vector<double> reference = oracle_attention(problem);

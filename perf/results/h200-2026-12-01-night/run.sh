@@ -10,12 +10,12 @@
 #            team scan on teams of 4 x 32 lanes; call 3: the scan on the first thread's lanes; call 4:
 #            the entries handed round in scratch)
 #   fold2    call 5: the patch as kept in not-kept/ (the row maps as words, scratch pointers found where used)
-# Each call: bash callN.sh on the device; A/B rows are the lower of three rounds' medians (40 runs after 10).
-bash call1.sh   # base against skipoff
-bash call2.sh   # base against fold (crashed on b16 512: illegal instruction)
-bash call3.sh   # base against fold
-bash call4.sh   # base against fold
-bash call5.sh   # base against fold2
-bash call6.sh   # the new GPU test KernelClaimingTeams.MatchOracle on 4bf9ccd's kernels + 26b77e7's test
+# Each call: its line below on the device (callN/ holds what came back); A/B rows are the lower of three rounds' medians (40 runs after 10).
+bash perf/results/h200-2026-12-01-night/call1.sh   # base against skipoff
+bash perf/results/h200-2026-12-01-night/ab-fold.sh fold    # call 2 (crashed on b16 512: illegal instruction)
+bash perf/results/h200-2026-12-01-night/ab-fold.sh fold    # call 3
+bash perf/results/h200-2026-12-01-night/ab-fold.sh fold    # call 4
+bash perf/results/h200-2026-12-01-night/ab-fold.sh fold2   # call 5
+bash perf/results/h200-2026-12-01-night/call6.sh   # the new GPU test KernelClaimingTeams.MatchOracle on 4bf9ccd's kernels + 26b77e7's test
 # then, in the same lease: ncu launch__grid_size on that test (call6/ncu-grids.txt): the one-warpgroup kernel
 # launched on 264 teams (resident, claiming) and on 2, unsegmented and segmented
