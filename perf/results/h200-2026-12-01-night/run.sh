@@ -19,3 +19,4 @@ bash perf/results/h200-2026-12-01-night/ab-fold.sh fold2   # call 5
 bash perf/results/h200-2026-12-01-night/call6.sh   # the new GPU test KernelClaimingTeams.MatchOracle on 4bf9ccd's kernels + 26b77e7's test
 # then, in the same lease: ncu launch__grid_size on that test (call6/ncu-grids.txt): the one-warpgroup kernel
 # launched on 264 teams (resident, claiming) and on 2, unsegmented and segmented
+bash perf/results/h200-2026-12-01-night/call6.sh   # again after 99080f8's mends (call6/after-mends/)
