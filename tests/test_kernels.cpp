@@ -5,6 +5,7 @@
 #include "kattn/tuning/tuning_table.hpp"
 #include "kernel_checks.hpp"
 #include "random_problems.hpp"
+#include "test_problems.hpp"
 
 #include <gtest/gtest.h>
 
@@ -159,8 +160,8 @@ TEST_P(KernelEdgeCases, TeamsOfEightAndTwelveWarps) {
 // A static grid's teams of one warpgroup that claim their items (sm_90a at head 128, where a part
 // has 4 items a team the device runs at once: 1112 items on 8 KV heads, past the 4 · 264 of a
 // 132-SM H100; no other test has as many), prefills ending mid-tile and a chunk after context among
-// them; on the planned grid, then on one of 2 teams, whose claims start from the counter the
-// offsets kernel zeroed after the first launch on the same workspace.
+// them; on the planned grid, then on one of 2 teams, whose claims start from the counters the
+// first launch's last team put back to zero on the same workspace.
 TEST(KernelClaimingTeams, MatchOracle) {
   if (!device_backend()) GTEST_SKIP() << "claiming teams are the sm_90a kernel's of one warpgroup";
   BatchSpec spec = llama_spec(DType::fp16, {{600, 600}, {600, 600}, {611, 600}, {400, 400}});
@@ -175,6 +176,48 @@ TEST(KernelClaimingTeams, MatchOracle) {
       SCOPED_TRACE(::testing::Message() << to_string(variant) << " grid " << grid_teams);
       expect_matches_reference(problem, reference, options);
     }
+}
+
+// A call writes the tensor maps its kernel copies by only where the workspace's call before did not
+// leave the same ones (PublishedMaps; on sm_90a at head 128 the one-warpgroup kernel's Q and output
+// rows, the 12 warps' cache): the same plan on other buffers, after another plan's call and after a
+// graph's replay of it on the first buffers must each read and write its own, and a call whose maps
+// are in place (skipped) too. Each output is zeroed before its call: a call on stale maps leaves it
+// so. Elsewhere (no maps) the same calls check the rest of the plan's path.
+TEST(KernelTensorMaps, EachCallFindsItsOwn) {
+  const HostProblem first = generate_batch(llama_spec(DType::fp16, {{160, 160}, {90, 37}}));
+  const HostProblem second = test::next_step(first);
+  const std::vector<double> first_reference = oracle_attention(first), second_reference = oracle_attention(second);
+  const auto one = upload_problem<fp16_t, fp16_t, fp16_t>(first);
+  const auto two = upload_problem<fp16_t, fp16_t, fp16_t>(second);
+  const auto expect_call = [&](const auto& call, const auto& buffers, const std::vector<double>& reference,
+                               const HostProblem& problem, const char* what) {
+    Kokkos::deep_copy(buffers.out, fp16_t{0});
+    call();
+    const Comparison c = compare_to_reference(download_out(buffers.out), reference, problem);
+    EXPECT_TRUE(c.passed()) << what << ": " << c.failures << " elements off";
+  };
+  for (const std::optional<int> team_size : device_team_sizes({4, 12})) {
+    SCOPED_TRACE(::testing::Message() << "team " << team_size.value_or(0));
+    Workspace workspace;
+    AttentionOptions options = forced(Variant::qblock_static);
+    options.team_size = team_size;
+    AttentionOptions other = forced(Variant::segmented_static, 0, 2);
+    other.team_size = team_size;
+    // The segmented plan first: its partials make the workspace as large as both need (a plan that
+    // grew it would leave the one before stale).
+    const AttentionPlan segmented =
+        plan_attention(one.inputs, one.params, test::exact_metadata(first), workspace, other);
+    const AttentionPlan plan = plan_attention(one.inputs, one.params, test::exact_metadata(first), workspace, options);
+    expect_call([&] { run(plan, one.inputs, one.out); }, one, first_reference, first, "first call");
+    expect_call([&] { run(plan, two.inputs, two.out); }, two, second_reference, second, "other buffers");
+    expect_call([&] { run(plan, two.inputs, two.out); }, two, second_reference, second, "maps in place");
+    expect_call([&] { run(segmented, one.inputs, one.out); }, one, first_reference, first, "another plan");
+    expect_call([&] { run(plan, two.inputs, two.out); }, two, second_reference, second, "after another plan");
+    const AttentionGraph graph = capture_run(plan, one.inputs, one.out);
+    expect_call([&] { graph.replay(); }, one, first_reference, first, "graph replay");
+    expect_call([&] { run(plan, two.inputs, two.out); }, two, second_reference, second, "after a replay");
+  }
 }
 
 // Teams of 8 and 12 warps over caches of 16 to 128 slots a block: on sm_90a the warpgroups' whole

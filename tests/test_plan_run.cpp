@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace kattn {
 namespace {
@@ -157,6 +158,28 @@ TEST_P(CapturedDecodes, EachReplayReadsItsPaddedStep) {
 INSTANTIATE_TEST_SUITE_P(Dtypes, CapturedDecodes,
                          ::testing::Combine(::testing::Values(DType::fp32, DType::fp16, DType::bf16),
                                             ::testing::Bool()));
+
+// The workspace's record of the tensor maps its buffer holds (PublishedMaps): a call finds in place
+// only the bytes the call just before it left at the same place, and nothing after forget().
+TEST(PublishedMaps, HeldOnlyWhereTheCallBeforeLeftTheSameBytes) {
+  PublishedMaps published;
+  const std::uint64_t maps = 1, other_maps = 2;
+  char slots[2];
+  published.begin_call();
+  EXPECT_FALSE(published.holds(&slots[0], &maps, sizeof maps)) << "the first call";
+  published.begin_call();
+  EXPECT_TRUE(published.holds(&slots[0], &maps, sizeof maps)) << "the same maps again";
+  EXPECT_FALSE(published.holds(&slots[1], &maps, sizeof maps)) << "another place";
+  published.begin_call();
+  EXPECT_FALSE(published.holds(&slots[0], &other_maps, sizeof other_maps)) << "other bytes";
+  EXPECT_TRUE(published.holds(&slots[1], &maps, sizeof maps)) << "the call before's other place";
+  published.begin_call();
+  published.begin_call();
+  EXPECT_FALSE(published.holds(&slots[0], &other_maps, sizeof other_maps)) << "a call between that wrote none";
+  published.forget();
+  published.begin_call();
+  EXPECT_FALSE(published.holds(&slots[0], &other_maps, sizeof other_maps)) << "after forget()";
+}
 
 TEST(PlanRunChecks, ARunOrCaptureOnOtherShapesIsRefusedWithOutUntouched) {
   const HostProblem first = first_step(DType::fp32);

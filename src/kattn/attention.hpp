@@ -78,15 +78,21 @@ void run(const AttentionPlan& plan, const AttentionInputs<Q, Cache>& inputs, con
 // plan's workspace must outlive it and must not grow.
 class AttentionGraph {
  public:
-  AttentionGraph(AttentionPlan plan, std::shared_ptr<const Kokkos::Experimental::Graph<ExecutionSpace>> graph)
-      : plan_(std::move(plan)), graph_(std::move(graph)) {}
-  // Asynchronous like run().
-  void replay() const { graph_->submit(); }
+  AttentionGraph(AttentionPlan plan, std::shared_ptr<const Kokkos::Experimental::Graph<ExecutionSpace>> graph,
+                 PublishedMaps* published)
+      : plan_(std::move(plan)), graph_(std::move(graph)), published_(published) {}
+  // Asynchronous like run(). The graph's kernels may write any of the workspace's buffer: the next
+  // eager call on it writes its tensor maps again.
+  void replay() const {
+    published_->forget();
+    graph_->submit();
+  }
   const AttentionPlan& plan() const { return plan_; }
 
  private:
   AttentionPlan plan_;
   std::shared_ptr<const Kokkos::Experimental::Graph<ExecutionSpace>> graph_;
+  PublishedMaps* published_;  // the plan's workspace's
 };
 
 // Checks as run() does, then captures the plan's launches on these buffers.

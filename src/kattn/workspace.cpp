@@ -29,16 +29,26 @@ std::size_t WorkspaceLayout::reserve_counters(std::size_t count) {
   return first;
 }
 
+bool PublishedMaps::holds(const void* at, const void* bytes, std::size_t size) {
+  std::string wanted(static_cast<const char*>(bytes), size);
+  bool held = false;
+  for (const auto& [where, was] : last_) held = held || (where == at && was == wanted);
+  call_.emplace_back(at, std::move(wanted));
+  return held;
+}
+
 template <class Space>
 WorkspaceBuffers BasicWorkspace<Space>::commit(const WorkspaceLayout& layout) {
   if (buffer_.extent(0) < layout.bytes() || counters_.extent(0) < layout.counters())
     Kokkos::fence();  // kernels of earlier calls, on any instance, may still use the old buffers
-  if (buffer_.extent(0) < layout.bytes())
+  if (buffer_.extent(0) < layout.bytes()) {
+    published_.forget();  // a new buffer (it may take the old one's address) holds nothing
     buffer_ = decltype(buffer_)(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("kattn::workspace")),
                                 layout.bytes() + layout.bytes() / 4);  // room to grow before the next allocation
+  }
   if (counters_.extent(0) < layout.counters())
     counters_ = decltype(counters_)("kattn::workspace_counters", layout.counters() + layout.counters() / 4);  // zeros
-  return {buffer_.data(), counters_.data()};
+  return {buffer_.data(), counters_.data(), &published_};
 }
 
 template <class Space>

@@ -125,10 +125,9 @@ BatchMetadata call_batch_metadata(const Space& space, const IndexVector<typename
 KATTN_FOR_EACH_BACKEND(KATTN_INSTANTIATE)
 #undef KATTN_INSTANTIATE
 
-int max_q_blocks(const BatchMetadata& batch, int block_q) {
-  const std::int64_t by_tokens =
-      (std::int64_t(batch.num_tokens) + std::int64_t(batch.num_seqs) * (block_q - 1)) / block_q;
-  const std::int64_t by_longest = std::int64_t(batch.num_seqs) * ((batch.max_query_len + block_q - 1) / block_q);
+int max_q_slots(const BatchMetadata& batch, int block_q) {
+  const std::int64_t by_tokens = (std::int64_t(batch.num_tokens) + block_q - 1) / block_q + batch.num_seqs;
+  const std::int64_t by_longest = std::int64_t(batch.num_seqs) * ((batch.max_query_len + block_q - 1) / block_q + 1);
   return int(std::min(by_tokens, by_longest));
 }
 

@@ -1,5 +1,5 @@
 // Per-batch metadata (paper 6.1), built once per call on the device: the features that drive the
-// launch plan (the Q-block kernels' table of Q blocks is written at run time, qblock_offsets.hpp).
+// launch plan (the Q-block kernels' items find their Q blocks at run time, qblock_slots.hpp).
 #pragma once
 
 #include "kattn/core/execution_space.hpp"
@@ -92,8 +92,9 @@ BatchMetadata call_batch_metadata(const Space& space, const IndexVector<typename
                                   const IndexVector<typename Space::memory_space>& seq_lens,
                                   const AttentionParams& params, bool prefix_lm);
 
-// At most how many Q blocks of block_q tokens a batch within these bounds has: the grid of a
-// Q-block launch, whose teams past the real count return at once.
-int max_q_blocks(const BatchMetadata& batch, int block_q);
+// At most how many Q-block slots of block_q tokens (detail/kernels/qblock_slots.hpp: a sequence's
+// Q blocks and at most one spare) a batch within these bounds has: the grid of a Q-block launch,
+// whose teams past the real count return at once.
+int max_q_slots(const BatchMetadata& batch, int block_q);
 
 }  // namespace kattn

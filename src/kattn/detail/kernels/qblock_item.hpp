@@ -4,7 +4,7 @@
 #pragma once
 
 #include "kattn/detail/kernels/kernel_args.hpp"
-#include "kattn/detail/kernels/qblock_offsets.hpp"
+#include "kattn/detail/kernels/qblock_slots.hpp"
 #include "kattn/detail/tiles/qblock_tile_ops.hpp"
 
 namespace kattn {
@@ -19,26 +19,20 @@ struct QBlockItem {
   MaskTiles tiles;     // all the block's tiles, [0, count), and those no row masks
 };
 
-// q_blocks: the launch's Q blocks (QBlockOffsetsKernel, qblock_offsets.hpp); rules: args.rules, or
-// as the kernel compiled them. The item's indices by multiply-highs (FastDivisor): as four integer
-// divisions they took about 90 of a short item's 1,440 instructions a warp.
-template <class Args, class Rules, class Table>
-KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rules, const Table& q_blocks, int item,
-                                              int tile_size, const FastDivisor& num_segments) {
+// q_blocks: the launch's Q blocks (qblock_slots.hpp); rules: args.rules, or as the kernel compiled
+// them. The item's indices by multiply-highs (FastDivisor): as four integer divisions they took
+// about 90 of a short item's 1,440 instructions a warp. A spare slot's item has no rows and no tiles.
+template <class Args, class Rules>
+KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rules, const QBlockSlots& q_blocks,
+                                              int item, int tile_size, const FastDivisor& num_segments) {
   QBlockItem it;
   const int rest = num_segments.divmod(item, it.segment);
   int kv_head = 0;
-  const int q_block = args.num_kv_heads.divmod(rest, kv_head);
-  const QBlockEntry block = q_blocks.entries(q_block);
+  const int slot = args.num_kv_heads.divmod(rest, kv_head);
+  it.rows = q_blocks.rows(args, slot);
   QBlockRows& rows = it.rows;
-  rows.seq = block.seq;
-  rows.seq_len = block.seq_len;
-  rows.context_len = block.context_len;
-  rows.first_token = block.first_token;
-  rows.valid_tokens = block.valid_tokens;
-  rows.first_position = block.first_position;
-  rows.queries_per_kv = args.queries_per_kv;
   rows.kv_head = kv_head;
+  if (rows.valid_tokens == 0) return it;
 
   // Keys any row sees: from the first row's window start to the last row's end; segments split
   // the tiles in between. The tiles start at the window start, not at a multiple of tile_size:
@@ -58,11 +52,10 @@ KOKKOS_INLINE_FUNCTION QBlockItem qblock_item(const Args& args, const Rules& rul
   return it;
 }
 
-// Work items of a Q-block launch: Q blocks × KV heads × segments (read on the device, so one
-// static-grid launch shape serves any batch).
-template <class Args, class Table>
-KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const Table& q_blocks, int num_segments) {
-  return q_blocks.count(args.num_seqs) * args.num_kv_heads.divisor * num_segments;
+// Work items of a Q-block launch: slots × KV heads × segments.
+template <class Args>
+KOKKOS_INLINE_FUNCTION int qblock_num_items(const Args& args, const QBlockSlots& q_blocks, int num_segments) {
+  return q_blocks.count(args.cu_seqlens_q) * args.num_kv_heads.divisor * num_segments;
 }
 
 }  // namespace kattn

@@ -1,7 +1,7 @@
 // Paper 4.4–4.7 (Listings 4 and 5): one team per work item (Q block, KV head[, segment]).
 //  - Q block (4.4): BLOCK_Q tokens × the query heads of one KV head, flattened to block_m rows;
 //    each K/V tile is staged once in scratch for all rows. A Q block's sequence and rows come
-//    from the launch's table of Q blocks (qblock_offsets.hpp).
+//    from its slot (qblock_slots.hpp).
 //  - tile size decoupled from the KV-cache block size (4.6): a tile may span blocks.
 //  - Segmented (4.5): the tiles of a Q block are split over num_segments teams that write
 //    partial output, max and sum; SegmentReduceKernel merges them.
@@ -26,7 +26,7 @@ struct QBlockKernel {
                                    typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
   Args args;
-  QBlockTable<typename Space::memory_space> q_blocks;
+  QBlockSlots q_blocks;
   SegmentPartials<typename Space::memory_space> partials;  // Segmented only
   int block_m;                                             // rows: tokens of a Q block × queries_per_kv
   int tile_size;
@@ -64,6 +64,7 @@ struct QBlockKernel {
   KOKKOS_INLINE_FUNCTION void process(const Member& team, const Scratch& scratch, int item) const {
     const QBlockItem it = qblock_item(args, args.rules, q_blocks, item, tile_size, num_segments);
     const QBlockRows& rows = it.rows;
+    if (rows.valid_tokens == 0) return;  // a spare slot (qblock_slots.hpp)
     const int segment = it.segment;
     const int end_key = it.end_key;
     const int head_size = args.head_size;

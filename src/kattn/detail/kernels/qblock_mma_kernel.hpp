@@ -77,7 +77,7 @@ struct QBlockMmaKernel {
   using Scores = WarpScoresOf<kTileKeys>;
 
   Args args;
-  QBlockTable<typename Space::memory_space> q_blocks;
+  QBlockSlots q_blocks;
   SegmentPartials<typename Space::memory_space> partials;  // Segmented only
   FastDivisor num_segments;  // the tiles of a Q block split over this many items (1: none)
   bool static_grid;
@@ -138,15 +138,15 @@ struct QBlockMmaKernel {
     const std::size_t claims_at = buffers * tile_bytes(head_size()) + kBarrierBytes;
     auto* tiles = static_cast<Cache*>(team.team_scratch(0).get_shmem_aligned(claims_at + kClaimBytes, kTileAlign));
     const int items = qblock_num_items(args, q_blocks, num_segments.divisor);
-    // kClaimsItems: a static grid's teams claim their items from the table's counter where it has
+    // kClaimsItems: a static grid's teams claim their items from the launch's counter where it has
     // one, heaviest first, each team a stream of items while any is left, so that the teams that
     // finish first take the short ones (by stride, team 0 of 264 had taken the 16 heaviest Q blocks
     // of b16 512; a grid of 2112 had started a team, its barrier and its maps every item or two).
     // Thread 0 claims the team's next item as an item starts, so that the claim's latency passes
     // under it, and hands it round at its end through slot n + 1 mod 2.
-    const bool claims_items = kClaimsItems && static_grid && q_blocks.claimed.extent(0) > 0;
+    const bool claims_items = kClaimsItems && static_grid && q_blocks.claims != nullptr;
     const bool lead = team.team_rank() == 0 && warp_lane() == 0;
-    const auto claim = [&] { return lead ? int(Kokkos::atomic_fetch_add(&q_blocks.claimed(0), 1)) : 0; };
+    const auto claim = [&] { return lead ? int(Kokkos::atomic_fetch_add(&q_blocks.claims[0], 1)) : 0; };
     int* const claims = reinterpret_cast<int*>(reinterpret_cast<char*>(tiles) + claims_at);
     const int first_claim = claims_items ? claim() : 0;
     // Whether the team may take an item (a claim is the lead's alone: every claiming team gets ready).
@@ -180,6 +180,11 @@ struct QBlockMmaKernel {
         if (lead) claims[(n + 1) & 1] = next;
         team.team_barrier();  // every warp is done with the tiles (the next item's copies reuse them), the claim is in
         item = claims[(n + 1) & 1];
+      }
+      // The last team done (every claim is in) puts the counters back to zero for the next launch.
+      if (lead && Kokkos::atomic_fetch_add(&q_blocks.claims[1], 1) == team.league_size() - 1) {
+        Kokkos::atomic_exchange(&q_blocks.claims[0], 0);
+        Kokkos::atomic_exchange(&q_blocks.claims[1], 0);
       }
     } else {
       for (int item = team.league_rank(); item < items; item += team.league_size()) {
@@ -333,6 +338,9 @@ struct QBlockMmaKernel {
                                      const QBlockItem* handed = nullptr) const {
     const QBlockItem it = handed_item(rings, item, items_before, handed);
     const QBlockRows& rows = it.rows;
+    // A spare slot (qblock_slots.hpp) does nothing; with the producer, its rows wait on and free its
+    // Q buffer as for any item.
+    if (!Producer && rows.valid_tokens == 0) return 0;
     const int head_size = this->head_size(), stride = fragment_tile_stride(head_size);
     // The warp among the team's warps of rows (past the producer's).
     const int lane = warp_lane(), warp = team.team_rank() - (Producer ? kWarpgroupWarps : 0);

@@ -71,13 +71,16 @@ void launch_parts(Launches& launches, const PlannedParts<typename Launches::exec
                   const AttentionOutput<Out, Memory>& out) {
   const Geometry g = in.geometry();
   const auto args = make_kernel_args(in, params, out);
+  if constexpr (Launches::kEager) parts.buffers.published->begin_call();
   if (!parts.decodes) return launch_part(launches, args, g, *parts.main, parts.buffers);
   // The two parts write other rows and other workspace arrays: the decodes (memory-bound) go
-  // first, beside the rest (compute-bound), whose teams fill the SMs around them.
-  auto decodes = launches.branch(*parts.side);
-  launch_part(decodes, args, g, *parts.decodes, parts.buffers);
-  launch_part(launches, args, g, *parts.main, parts.buffers);
-  launches.join(decodes, *parts.side);
+  // first, on the caller's instance, and the rest (compute-bound) beside them on the side one,
+  // behind the fork's wait, so that its teams fill the SMs around the decodes' (launched first,
+  // its resident teams took every SM and the decodes ran after them).
+  auto rest = launches.branch(*parts.side);
+  launch_part(launches, args, g, *parts.decodes, parts.buffers);
+  launch_part(rest, args, g, *parts.main, parts.buffers);
+  launches.join(rest, *parts.side);
 }
 
 // A plan's launches on these inputs, after the checks that let nothing be half-written.
@@ -116,7 +119,8 @@ AttentionGraph capture_run(const AttentionPlan& plan, const AttentionInputs<Q, C
     GraphLaunches<ExecutionSpace> launches{exec, root};
     entry_points_detail::launch_plan(launches, plan, in, out);
   });
-  return AttentionGraph(plan, std::make_shared<const Kokkos::Experimental::Graph<ExecutionSpace>>(std::move(graph)));
+  return AttentionGraph(plan, std::make_shared<const Kokkos::Experimental::Graph<ExecutionSpace>>(std::move(graph)),
+                        plan.launches()->buffers.published);
 }
 
 template <class Space, class Q, class Cache, class Out>

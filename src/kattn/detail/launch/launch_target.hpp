@@ -18,6 +18,7 @@ namespace kattn {
 template <class Space>
 struct EagerLaunches {
   using execution_space = Space;
+  static constexpr bool kEager = true;  // each launch runs once, after the call before (PublishedMaps)
   Space space;
 
   // A target for launches that may run beside the ones that follow on this one (on `side`'s
@@ -41,6 +42,7 @@ struct EagerLaunches {
 template <class Space>
 struct GraphLaunches {
   using execution_space = Space;
+  static constexpr bool kEager = false;
   Space space;
   Kokkos::Experimental::GraphNodeRef<Space> last;  // the node the next launch follows
 

@@ -7,10 +7,10 @@
 #include "kattn/detail/kernels/baseline_kernel.hpp"
 #include "kattn/detail/kernels/qblock_kernel.hpp"
 #include "kattn/detail/kernels/qblock_mma_kernel.hpp"
-#include "kattn/detail/kernels/qblock_offsets.hpp"
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/kernels/split_kv_kernel.hpp"
 #include "kattn/detail/kernels/split_kv_mma_kernel.hpp"
+#include "kattn/detail/kernels/tile_maps_kernel.hpp"
 #include "kattn/detail/launch/cache_tile_maps.hpp"
 #include "kattn/detail/launch/launch_target.hpp"
 #include "kattn/tuning/launch_plan.hpp"
@@ -37,12 +37,12 @@ inline int split_kv_row_groups(const Geometry& g, const LaunchPlan& plan) {
 struct PartLaunch {
   LaunchPlan plan;
   int first_seq = 0, end_seq = 0, first_token = 0, num_tokens = 0;  // sequences [first_seq, end_seq)
-  int max_q_blocks = 0;  // Q-block variants: the grid's Q blocks, for any batch within the part's bounds
-  std::size_t cu_q_blocks_at = 0, q_block_entries_at = 0, partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
+  int max_q_slots = 0;  // Q-block variants: the grid's Q-block slots, for any batch within the part's bounds
+  std::size_t partials_out_at = 0, partials_max_at = 0, partials_sum_at = 0;
   std::size_t counters_at = 0;   // split_kv with partitions: one counter per (token, KV head, row group)
   std::size_t tile_maps_at = 0;  // warpgroup Q blocks: the cache's tensor maps (team_bulk_copy.hpp)
   std::size_t row_maps_at = 0;   // and the query and output rows' maps
-  std::size_t claimed_at = 0;    // Q-block variants: the static grid's claimed items (QBlockTable::claimed)
+  std::size_t claims_at = 0;     // Q-block variants: two counters, a static grid's claims (QBlockSlots::claims)
   bool one_query_a_seq = false;  // token t is sequence t's only query, for any batch within the part's bounds
 
   PartLaunch(const LaunchPlan& part_plan, const BatchMetadata& part_batch, int first, int end, int tokens_before,
@@ -54,10 +54,8 @@ struct PartLaunch {
         num_tokens(tokens),
         one_query_a_seq(part_batch.max_query_len <= 1 && end - first == tokens && first == tokens_before) {
     if (plan.variant != Variant::baseline && plan.variant != Variant::split_kv) {
-      cu_q_blocks_at = layout.reserve(std::size_t(g.num_seqs) + 1, sizeof(std::int32_t));
-      max_q_blocks = kattn::max_q_blocks(part_batch, plan.block_q(g.queries_per_kv()));
-      q_block_entries_at = layout.reserve(std::size_t(max_q_blocks), sizeof(QBlockEntry));
-      claimed_at = layout.reserve(1, sizeof(std::int32_t));
+      max_q_slots = kattn::max_q_slots(part_batch, plan.block_q(g.queries_per_kv()));
+      claims_at = layout.reserve_counters(2);
       if (plan.warpgroup_products) {
         tile_maps_at = layout.reserve(1, sizeof(CacheTileMaps));
         row_maps_at = layout.reserve(1, sizeof(RowTileMaps));
@@ -194,26 +192,32 @@ void launch_baseline(Launches& launches, const Args& args, const Geometry& g, co
 // (launch_qblock).
 inline constexpr int kClaimedItemsATeam = 4;
 
-// The part's table of Q blocks (QBlockOffsetsKernel), then a grid for the most Q blocks its bounds
-// allow (teams past the real count, which they read from the table, return), then the segment merge.
+// Whether a launch's maps must be written before it: always in a graph (its replays follow other
+// calls), else where the workspace's call before did not leave these bytes there (PublishedMaps).
+template <class Launches, class Maps>
+bool writes_maps(const WorkspaceBuffers& buffers, const Maps* at, const Maps& maps) {
+  return at && (!Launches::kEager || !buffers.published->holds(at, &maps, sizeof(Maps)));
+}
+
+// The part's tensor maps where its kernel copies by them and the workspace lacks them, then a grid
+// for the most Q-block slots its bounds allow (teams past the real count, which they read from
+// cu_seqlens_q, return), then the segment merge.
 template <bool Segmented, class Launches, class Args>
-void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part, char* base) {
+void launch_qblock(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
+                   const WorkspaceBuffers& buffers) {
   using Space = typename Launches::execution_space;
+  char* const base = buffers.base;
   const LaunchPlan& plan = part.plan;
   const int block_q = plan.block_q(g.queries_per_kv());
   const bool static_grid = is_static_grid(plan.variant);
-  QBlockTable<typename Space::memory_space> q_blocks;
-  q_blocks.cu_q_blocks =
-      decltype(q_blocks.cu_q_blocks)(reinterpret_cast<std::int32_t*>(base + part.cu_q_blocks_at), g.num_seqs + 1);
-  q_blocks.entries =
-      decltype(q_blocks.entries)(reinterpret_cast<QBlockEntry*>(base + part.q_block_entries_at), part.max_q_blocks);
-  q_blocks.claimed = decltype(q_blocks.claimed)(reinterpret_cast<std::int32_t*>(base + part.claimed_at), 1);
+  const QBlockSlots q_blocks(block_q, part.first_seq, part.end_seq, part.first_token,
+                             buffers.counters + part.claims_at);
   using Cache = typename Args::cache_type;
   // Double-buffered warpgroup tiles where the plan asks and the backend's team scratch takes them (on
   // CUDA with Kokkos 4.6, past its 48 KB cap: core/team_scratch_cap.hpp), in teams of one
   // warpgroup or, where the plan took two (team_size), of two; two warpgroups' whole tiles by the
   // tensor memory accelerator where the cache's blocks make boxes of kBulkCopyMinBoxRows slots or
-  // more (team_bulk_copy.hpp), from maps the offsets kernel writes. A producer warpgroup where the
+  // more (team_bulk_copy.hpp), from maps in the workspace. A producer warpgroup where the
   // plan has one: the planner fitted its rings and found the cache's boxes (fit_register_rows_team).
   const int team_warpgroups = plan.warpgroups();
   const bool producer = plan.register_rows && plan.producer_warpgroup() && plan.deep_tiles;
@@ -236,14 +240,13 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
           ? encode_row_tile_maps<Space>(args.q, args.out, g, block_q)
           : std::optional<RowTileMaps>{};
   RowTileMaps* const row_maps_at = row_maps ? reinterpret_cast<RowTileMaps*>(base + part.row_maps_at) : nullptr;
-  using Offsets = QBlockOffsetsKernel<Space>;
-  const bool staged = Offsets::stages(g.num_seqs);
-  LaunchPolicy<Launches> offsets_policy(launches.space, 1, host_backend<Space>() ? 1 : 256);
-  offsets_policy.set_scratch_size(0, Kokkos::PerTeam(staged ? Offsets::scratch_bytes(g.num_seqs) : 0));
-  launches("kattn::q_block_offsets", offsets_policy,
-           Offsets{args.cu_seqlens_q, args.seq_lens, q_blocks, block_q, part.first_seq, part.end_seq, staged,
-                   tile_maps.value_or(CacheTileMaps{}), tile_maps_at, row_maps.value_or(RowTileMaps{}), row_maps_at});
-  const int items = part.max_q_blocks * g.num_kv_heads * plan.num_segments;
+  const bool tile_maps_written = writes_maps<Launches>(buffers, tile_maps_at, tile_maps.value_or(CacheTileMaps{}));
+  const bool row_maps_written = writes_maps<Launches>(buffers, row_maps_at, row_maps.value_or(RowTileMaps{}));
+  if (tile_maps_written || row_maps_written)
+    launches("kattn::tile_maps", LaunchPolicy<Launches>(launches.space, 1, host_backend<Space>() ? 1 : 32),
+             TileMapsKernel<Space>{tile_maps.value_or(CacheTileMaps{}), tile_maps_written ? tile_maps_at : nullptr,
+                                   row_maps.value_or(RowTileMaps{}), row_maps_written ? row_maps_at : nullptr});
+  const int items = part.max_q_slots * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
   using Partials = LaunchPartials<Launches>;
@@ -267,7 +270,7 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
     if (resident > 0 && items >= kClaimedItemsATeam * resident)
       teams = std::min(teams, resident);
     else
-      launched.q_blocks.claimed = {};
+      launched.q_blocks.claims = nullptr;
     launches(Segmented ? "kattn::segmented" : "kattn::qblock", policy_of(teams), launched);
   };
   bool launched = false;
@@ -339,18 +342,17 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
 template <class Launches, class Args>
 void launch_part(Launches& launches, const Args& args, const Geometry& g, const PartLaunch& part,
                  const WorkspaceBuffers& buffers) {
-  char* base = buffers.base;
   switch (part.plan.variant) {
     case Variant::baseline:
       launch_baseline(launches, args, g, part.plan);
       break;
     case Variant::qblock:
     case Variant::qblock_static:
-      launch_qblock<false>(launches, args, g, part, base);
+      launch_qblock<false>(launches, args, g, part, buffers);
       break;
     case Variant::segmented:
     case Variant::segmented_static:
-      launch_qblock<true>(launches, args, g, part, base);
+      launch_qblock<true>(launches, args, g, part, buffers);
       break;
     case Variant::split_kv:
       launch_split_kv(launches, args, g, part, buffers);

@@ -8,8 +8,9 @@
 //
 // The cache is described by two tensor maps (K and V, `CacheTileMaps`): 4-D [num_blocks][block
 // size][num_kv_heads][head_size] with the cache's strides, boxes of `box_rows` slots × 1 head × 64
-// elements. The host encodes them (launch/cache_tile_maps.hpp), the Q-block offsets kernel writes
-// them into the workspace (publish_tile_maps), and the copies read them there. A Q block's query
+// elements. The host encodes them (launch/cache_tile_maps.hpp), a one-team kernel writes them
+// into the workspace where it does not hold them yet (publish_tile_maps, kernels/tile_maps_kernel.hpp),
+// and the copies read them there. A Q block's query
 // rows and output rows go the same way (`RowTileMaps`, bulk_copy_q_block and bulk_store_out_block
 // below, each with its own contract).
 //
