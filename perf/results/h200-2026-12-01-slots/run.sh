@@ -7,7 +7,8 @@
 #   slots  the change with a binary search of cu_seqlens_q a work item
 #   vote   the warps' vote instead (qblock_slots.hpp's owner_of as first written)
 #   vote2  the vote with the lanes' masks read where used and the part's first slot from the host
-#   vote3  vote2 with a mixed call's decodes on the caller's instance and the rest on the side one (shipped)
+#   vote3  vote2 with a mixed call's decodes on the caller's instance and the rest on the side one
+#   vote4  vote3 with two guards for runs off their plan (shipped)
 # Each call: its line below on the device (callN/ holds what came back); A/B rows are the lower of
 # three rounds' medians (40 runs after 10); ncu_launches.py reads the ncu-launches-*.csv (gzipped here
 # after the calls, as are call 5's test logs).
@@ -17,3 +18,4 @@ bash perf/results/h200-2026-12-01-slots/ab-ncu.sh vote2   # call 3
 bash perf/results/h200-2026-12-01-slots/ab-ncu.sh vote3   # call 4
 bash perf/results/h200-2026-12-01-slots/call5.sh          # the GPU tests of the shipped change
 bash perf/results/h200-2026-12-01-slots/call6.sh          # racecheck on the new tests alone
+bash perf/results/h200-2026-12-01-slots/call7.sh          # the shipped form with its two guards, alone

@@ -62,7 +62,8 @@ struct QBlockSlots {
       // The slots' starts rise with the sequence: the lanes whose stride starts at `at` or before
       // are a prefix of the ranks, the last of them holds it (rank 0's always starts there).
       const bool before = first < count && slot_of(cu_seqlens_q, low + first) <= at;
-      const int last = __popc(__ballot_sync(lanes_mask, before)) - 1;
+      const int votes = __popc(__ballot_sync(lanes_mask, before));
+      const int last = votes > 0 ? votes - 1 : 0;  // none: `at` before the part (a run off its plan)
       low += last * step;
       count = count - last * step < step ? count - last * step : step;
     }
@@ -86,7 +87,10 @@ struct QBlockSlots {
     const int low = owner_of(args.cu_seqlens_q, at);
     const int query_start = args.cu_seqlens_q(low), query_len = args.cu_seqlens_q(low + 1) - query_start;
     const int first_local = (at - block_q.div(query_start) - low) * block_q.divisor;
-    const int valid = query_len - first_local < block_q.divisor ? query_len - first_local : block_q.divisor;
+    // A slot before the part's first (a run whose leading sequences differ from its plan's) has no rows.
+    const int valid = first_local < 0                             ? 0
+                      : query_len - first_local < block_q.divisor ? query_len - first_local
+                                                                  : block_q.divisor;
     QBlockRows rows;
     rows.seq = low;
     rows.seq_len = args.seq_lens(low);
