@@ -2,7 +2,8 @@
 // (new queries, shorter contexts) with no host round trip; for every variant, from exact host
 // metadata and from the bounds a server knows; captured as a graph, each replay reads its step's
 // buffers (also a decode batch captured for a capacity and a context bound, replayed on a step
-// padded to it, per dtype and with features); and a run or capture on other shapes is refused.
+// padded to it, per dtype and with features); a run or capture on other shapes is refused; and the
+// workspace's record of the tensor maps its buffer holds (PublishedMaps).
 #include "kattn/attention.hpp"
 #include "kattn/harness/device_problem.hpp"
 #include "kattn/oracle/compare.hpp"
