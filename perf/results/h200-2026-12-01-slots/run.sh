@@ -19,3 +19,5 @@ bash perf/results/h200-2026-12-01-slots/ab-ncu.sh vote3   # call 4
 bash perf/results/h200-2026-12-01-slots/call5.sh          # the GPU tests of the shipped change
 bash perf/results/h200-2026-12-01-slots/call6.sh          # racecheck on the new tests alone
 bash perf/results/h200-2026-12-01-slots/call7.sh          # the shipped form with its two guards, alone
+bash perf/results/h200-2026-12-01-slots/call8.sh          # the final read's mends with find_owner (teams of 8 spilled: not kept)
+bash perf/results/h200-2026-12-01-slots/call9.sh          # the mends kept

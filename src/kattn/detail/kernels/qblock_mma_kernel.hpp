@@ -28,6 +28,7 @@
 #include "kattn/detail/kernels/qblock_item.hpp"
 #include "kattn/detail/kernels/segment_reduce.hpp"
 #include "kattn/detail/shapes/scratch_layout.hpp"
+#include "kattn/detail/tiles/team_arrival.hpp"
 #include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
@@ -182,10 +183,7 @@ struct QBlockMmaKernel {
         item = claims[(n + 1) & 1];
       }
       // The last team done (every claim is in) puts the counters back to zero for the next launch.
-      if (lead && Kokkos::atomic_fetch_add(&q_blocks.claims[1], 1) == team.league_size() - 1) {
-        Kokkos::atomic_exchange(&q_blocks.claims[0], 0);
-        Kokkos::atomic_exchange(&q_blocks.claims[1], 0);
-      }
+      if (lead && arrive_last(&q_blocks.claims[1], team.league_size())) Kokkos::atomic_exchange(&q_blocks.claims[0], 0);
     } else {
       for (int item = team.league_rank(); item < items; item += team.league_size()) {
         process(team, tiles, items - 1 - item, stages, q_loads);

@@ -194,9 +194,10 @@ inline constexpr int kClaimedItemsATeam = 4;
 
 // Whether a launch's maps must be written before it: always in a graph (its replays follow other
 // calls), else where the workspace's call before did not leave these bytes there (PublishedMaps).
+// Gives where to write them, or null.
 template <class Launches, class Maps>
-bool writes_maps(const WorkspaceBuffers& buffers, const Maps* at, const Maps& maps) {
-  return at && (!Launches::kEager || !buffers.published->holds(at, &maps, sizeof(Maps)));
+Maps* writes_maps(const WorkspaceBuffers& buffers, Maps* at, const Maps& maps) {
+  return at && (!Launches::kEager || !buffers.published->holds(at, &maps, sizeof(Maps))) ? at : nullptr;
 }
 
 // The part's tensor maps where its kernel copies by them and the workspace lacks them, then a grid
@@ -240,12 +241,12 @@ void launch_qblock(Launches& launches, const Args& args, const Geometry& g, cons
           ? encode_row_tile_maps<Space>(args.q, args.out, g, block_q)
           : std::optional<RowTileMaps>{};
   RowTileMaps* const row_maps_at = row_maps ? reinterpret_cast<RowTileMaps*>(base + part.row_maps_at) : nullptr;
-  const bool tile_maps_written = writes_maps<Launches>(buffers, tile_maps_at, tile_maps.value_or(CacheTileMaps{}));
-  const bool row_maps_written = writes_maps<Launches>(buffers, row_maps_at, row_maps.value_or(RowTileMaps{}));
-  if (tile_maps_written || row_maps_written)
-    launches("kattn::tile_maps", LaunchPolicy<Launches>(launches.space, 1, host_backend<Space>() ? 1 : 32),
-             TileMapsKernel<Space>{tile_maps.value_or(CacheTileMaps{}), tile_maps_written ? tile_maps_at : nullptr,
-                                   row_maps.value_or(RowTileMaps{}), row_maps_written ? row_maps_at : nullptr});
+  const CacheTileMaps cache_maps = tile_maps.value_or(CacheTileMaps{});
+  const RowTileMaps query_out_maps = row_maps.value_or(RowTileMaps{});
+  const TileMapsKernel<Space> write_maps{cache_maps, writes_maps<Launches>(buffers, tile_maps_at, cache_maps),
+                                         query_out_maps, writes_maps<Launches>(buffers, row_maps_at, query_out_maps)};
+  if (write_maps.tile_maps_to || write_maps.row_maps_to)
+    launches("kattn::tile_maps", LaunchPolicy<Launches>(launches.space, 1, host_backend<Space>() ? 1 : 32), write_maps);
   const int items = part.max_q_slots * g.num_kv_heads * plan.num_segments;
   if (items == 0) return;
 
