@@ -1,0 +1,18 @@
+#!/bin/bash
+# Stop 64 (2026-12-02), H200: a claiming team's item start without its sequence's search in global
+# memory, two ways, both measured and not kept (not-kept/ has the patches against 2ecdee3). Probe
+# builds here (nvcc 13.0, Kokkos 4.6.01, sm_90a), carried as .device/<name>/kattn_prefill_probe.xz
+# with `carry: [".device"]`:
+#   mended2      2ecdee3 (the base: each item's warps vote over cu_seqlens_q, then read its offsets and length)
+#   handed       the team's first warp finds the next claim's work item under the item's first copies
+#                (claims two ahead), handed round in scratch beside the claim (not-kept/handed-vote.patch
+#                less its qblock_slots.hpp part)
+#   handed-vote  handed with the owner's offsets and length read in the vote's last round, by shuffles
+#                (not-kept/handed-vote.patch)
+#   staged       a claiming team copies its part's cu_seqlens_q and seq_lens (up to 255 sequences) into
+#                scratch once; its items search and read them there (not-kept/staged-sequences.patch)
+# Each call: its line below on the device (callN/ holds what came back); A/B rows are the lower of
+# three rounds' medians (40 runs after 10); ../h200-2026-12-01-slots/ncu_launches.py reads the
+# ncu-launches-*.csv.gz.
+bash perf/results/h200-2026-12-02-handed-items/call1.sh   # base against handed and handed-vote, memcheck of both
+bash perf/results/h200-2026-12-02-handed-items/call2.sh   # base against staged, memcheck, staged's source counters
