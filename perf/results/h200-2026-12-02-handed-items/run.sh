@@ -9,6 +9,8 @@
 #                less its qblock_slots.hpp part)
 #   handed-vote  handed with the owner's offsets and length read in the vote's last round, by shuffles
 #                (not-kept/handed-vote.patch)
+#   lineinfo     2ecdee3 with its fp16 kernels compiled with -lineinfo (the ninja commands of
+#                attention_fp16_fp16_fp16.cpp.o and the probe's link, -lineinfo added)
 #   staged       a claiming team copies its part's cu_seqlens_q and seq_lens (up to 255 sequences) into
 #                scratch once; its items search and read them there (not-kept/staged-sequences.patch)
 # Each call: its line below on the device (callN/ holds what came back); A/B rows are the lower of
@@ -16,3 +18,5 @@
 # ncu-launches-*.csv.gz.
 bash perf/results/h200-2026-12-02-handed-items/call1.sh   # base against handed and handed-vote, memcheck of both
 bash perf/results/h200-2026-12-02-handed-items/call2.sh   # base against staged, memcheck, staged's source counters
+bash perf/results/h200-2026-12-02-handed-items/call3.sh   # lineinfo's source counters by CUDA line (call3/by_line.txt:
+#   python3 perf/ncu_lines.py call3/cuda-sass.csv.gz 16384,16896,14336,12288,4224,4096,20480 57344,43008,30720 16384)
