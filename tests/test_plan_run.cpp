@@ -182,6 +182,22 @@ TEST(PublishedMaps, HeldOnlyWhereTheCallBeforeLeftTheSameBytes) {
   EXPECT_FALSE(published.holds(&slots[0], &other_maps, sizeof other_maps)) << "after forget()";
 }
 
+// A call's maps past the record's room, or larger than a launch's, are not recorded: the call
+// after finds them not held (and writes them again), those in the room held.
+TEST(PublishedMaps, MapsPastTheRecordsRoomAreNeverHeld) {
+  PublishedMaps published;
+  const std::uint64_t maps = 3;
+  const char large[PublishedMaps::kMapBytes + 1] = {};
+  char slots[PublishedMaps::kCallMaps + 2];
+  for (int call = 0; call < 2; ++call) {
+    published.begin_call();
+    for (int m = 0; m <= PublishedMaps::kCallMaps; ++m)
+      EXPECT_EQ(published.holds(&slots[m], &maps, sizeof maps), call == 1 && m < PublishedMaps::kCallMaps)
+          << "call " << call << ", map " << m;
+    EXPECT_FALSE(published.holds(&slots[PublishedMaps::kCallMaps + 1], large, sizeof large)) << "call " << call;
+  }
+}
+
 TEST(PlanRunChecks, ARunOrCaptureOnOtherShapesIsRefusedWithOutUntouched) {
   const HostProblem first = first_step(DType::fp32);
   BatchSpec other_spec;

@@ -2,6 +2,7 @@
 
 #include "kattn/core/backends.hpp"
 
+#include <cstring>
 #include <string>
 
 namespace kattn {
@@ -30,10 +31,19 @@ std::size_t WorkspaceLayout::reserve_counters(std::size_t count) {
 }
 
 bool PublishedMaps::holds(const void* at, const void* bytes, std::size_t size) {
-  std::string wanted(static_cast<const char*>(bytes), size);
+  const Call& before = calls_[current_ ^ 1];
   bool held = false;
-  for (const auto& [where, was] : last_) held = held || (where == at && was == wanted);
-  call_.emplace_back(at, std::move(wanted));
+  for (int m = 0; m < before.count; ++m) {
+    const Map& map = before.maps[m];
+    held = held || (map.at == at && map.size == size && std::memcmp(map.bytes, bytes, size) == 0);
+  }
+  Call& call = calls_[current_];
+  if (size <= kMapBytes && call.count < kCallMaps) {
+    Map& map = call.maps[call.count++];
+    map.at = at;
+    map.size = size;
+    std::memcpy(map.bytes, bytes, size);
+  }
   return held;
 }
 

@@ -14,9 +14,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <utility>
-#include <vector>
 
 namespace kattn {
 
@@ -40,22 +37,33 @@ class WorkspaceLayout {
 // them: an eager call writes a map only where the call before it on the workspace did not leave the
 // same bytes at the same place (the one-team launch that writes them, and the wait for it, took b16
 // 512 ~7 µs of 130 on the H200). Whatever else may write the buffer forgets them: the next call
-// (begin_call), a graph's replay and a buffer that grows (forget).
+// (begin_call), a graph's replay and a buffer that grows (forget). The record has fixed room, so
+// that a call allocates nothing: a map past it is not recorded, and the call after writes it again.
 class PublishedMaps {
  public:
+  static constexpr std::size_t kMapBytes = 256;  // a launch's maps (CacheTileMaps, RowTileMaps)
+  static constexpr int kCallMaps = 8;            // a call's: two a Q-block part
+
   void begin_call() {
-    last_ = std::move(call_);
-    call_.clear();
+    current_ ^= 1;
+    calls_[current_].count = 0;
   }
   // Whether the call before left `bytes` at `at`; either way this call's launches have them there.
   bool holds(const void* at, const void* bytes, std::size_t size);
-  void forget() {
-    last_.clear();
-    call_.clear();
-  }
+  void forget() { calls_[0].count = calls_[1].count = 0; }
 
  private:
-  std::vector<std::pair<const void*, std::string>> last_, call_;
+  struct Map {
+    const void* at;
+    std::size_t size;
+    unsigned char bytes[kMapBytes];
+  };
+  struct Call {
+    Map maps[kCallMaps];
+    int count = 0;
+  };
+  Call calls_[2];  // this call's (current_) and the one before
+  int current_ = 0;
 };
 
 struct WorkspaceBuffers {
