@@ -11,6 +11,8 @@
 #                (not-kept/handed-vote.patch)
 #   lineinfo     2ecdee3 with its fp16 kernels compiled with -lineinfo (the ninja commands of
 #                attention_fp16_fp16_fp16.cpp.o and the probe's link, -lineinfo added)
+#   blocks       2ecdee3 + a tile's block ids by unsigned offsets (TeamTileCopy::tile_blocks) + PublishedMaps'
+#                fixed record (host only): shipped
 #   staged       a claiming team copies its part's cu_seqlens_q and seq_lens (up to 255 sequences) into
 #                scratch once; its items search and read them there (not-kept/staged-sequences.patch)
 # Each call: its line below on the device (callN/ holds what came back); A/B rows are the lower of
@@ -20,3 +22,4 @@ bash perf/results/h200-2026-12-02-handed-items/call1.sh   # base against handed 
 bash perf/results/h200-2026-12-02-handed-items/call2.sh   # base against staged, memcheck, staged's source counters
 bash perf/results/h200-2026-12-02-handed-items/call3.sh   # lineinfo's source counters by CUDA line (call3/by_line.txt:
 #   python3 perf/ncu_lines.py call3/cuda-sass.csv.gz 16384,16896,14336,12288,4224,4096,20480 57344,43008,30720 16384)
+bash perf/results/h200-2026-12-02-handed-items/call4.sh   # base against blocks (shipped), memcheck of blocks

@@ -198,13 +198,16 @@ struct TeamTileCopy {
   struct TileBlocks {
     std::int32_t id[Rows / (4 * Warps)];
   };
+  // The rows' ids by unsigned 32-bit offsets from the item's first (never negative): a wide
+  // multiply-add a row's address, where signed indices took 64-bit adds and shifts (26
+  // instructions a call of four rows, three or four calls an item; 2026-12-02).
   template <int Warps>
   KOKKOS_INLINE_FUNCTION TileBlocks<Warps> tile_blocks(const BlockRows& rows, int tile, int count) const {
     TileBlocks<Warps> blocks;
-    const std::int32_t* const ids = rows.ids + tile * rows.ids_per_tile;
+    const std::uint32_t first = std::uint32_t(tile * rows.ids_per_tile);
     KATTN_UNROLL
     for (int i = 0; i < Rows / (4 * Warps); ++i)
-      blocks.id[i] = row0 + i * 4 * Warps < count ? ids[i * rows.ids_per_row] : 0;
+      blocks.id[i] = row0 + i * 4 * Warps < count ? rows.ids[first + std::uint32_t(i * rows.ids_per_row)] : 0;
     return blocks;
   }
 
