@@ -23,3 +23,4 @@ bash perf/results/h200-2026-12-02-handed-items/call2.sh   # base against staged,
 bash perf/results/h200-2026-12-02-handed-items/call3.sh   # lineinfo's source counters by CUDA line (call3/by_line.txt:
 #   python3 perf/ncu_lines.py call3/cuda-sass.csv.gz 16384,16896,14336,12288,4224,4096,20480 57344,43008,30720 16384)
 bash perf/results/h200-2026-12-02-handed-items/call4.sh   # base against blocks (shipped), memcheck of blocks
+bash perf/results/h200-2026-12-02-handed-items/call6.sh   # base against blocks again, five rounds
