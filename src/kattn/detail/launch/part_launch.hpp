@@ -197,6 +197,8 @@ inline constexpr int kClaimedItemsATeam = 4;
 // Gives where to write them, or null.
 template <class Launches, class Maps>
 Maps* writes_maps(const WorkspaceBuffers& buffers, Maps* at, const Maps& maps) {
+  // A larger map would never be recorded: written every call, right but slow.
+  static_assert(sizeof(Maps) <= PublishedMaps::kMapBytes, "PublishedMaps records a launch's maps whole");
   return at && (!Launches::kEager || !buffers.published->holds(at, &maps, sizeof(Maps))) ? at : nullptr;
 }
 
