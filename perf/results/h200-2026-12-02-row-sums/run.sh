@@ -18,3 +18,4 @@ bash perf/results/h200-2026-12-02-row-sums/call1.sh   # base against sums, memch
 bash perf/results/h200-2026-12-02-row-sums/call2.sh   # base against cuts, memcheck, cuts' source counters
 bash perf/results/h200-2026-12-02-row-sums/call3.sh   # base against cuts and rcp (the reciprocal alone), five rounds
 bash perf/results/h200-2026-12-02-row-sums/call4.sh   # kattn_tests and the Cuda backend tests of 41552d0, memcheck and racecheck
+bash perf/results/h200-2026-12-02-row-sums/call5.sh   # 2c6c229's CLI: validate --variant all, the targets beside PyTorch SDPA
