@@ -19,3 +19,4 @@ bash perf/results/h200-2026-12-02-row-sums/call2.sh   # base against cuts, memch
 bash perf/results/h200-2026-12-02-row-sums/call3.sh   # base against cuts and rcp (the reciprocal alone), five rounds
 bash perf/results/h200-2026-12-02-row-sums/call4.sh   # kattn_tests and the Cuda backend tests of 41552d0, memcheck and racecheck
 bash perf/results/h200-2026-12-02-row-sums/call5.sh   # 2c6c229's CLI: validate --variant all, the targets beside PyTorch SDPA
+bash perf/results/h200-2026-12-02-row-sums/call6.sh   # final read's mend (store_matrices) against cuts: outputs bit-equal

@@ -92,6 +92,15 @@ __device__ inline void load_matrices_transposed(std::uint32_t (&r)[4], const voi
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(address));
 }
+#if __CUDA_ARCH__ >= 900
+// The reverse of load_matrices (sm_90): lane l's r[m] goes to (row l/4, columns 2(l%4), +1) of matrix m.
+__device__ inline void store_matrices(const std::uint32_t (&r)[4], void* row) {
+  const unsigned address = unsigned(__cvta_generic_to_shared(row));
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};" ::"r"(address), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+#endif
 
 // Reduction over the four lanes that share a row.
 __device__ inline float quad_max(float x) {

@@ -326,16 +326,16 @@ KOKKOS_INLINE_FUNCTION void warpgroup_stage_rows(const RowAt& row_at, int count,
 // multiple of 16) of the warpgroup's tile at `tile` (1024-byte aligned) in the layout above: the
 // tile is then a Q block's output rows for bulk_store_out_block (after each writing thread's
 // warpgroup_tile_ready and a barrier). Earlier reads of those rows (the products') are the caller's
-// to order. By stmatrix, four 8 × 8 matrices an instruction (each 8 columns of 8 rows, in the
-// accumulator's layout; lane l gives the address of row l % 8 of matrix l / 8), where one 4-byte
-// store a lane's pair had taken four times the stores and an address each. CUDA sm_90 (fp16 and
-// bf16 rows).
+// to order. By stmatrix (fragment_detail::store_matrices), four 8 × 8 matrices an instruction (each
+// 8 columns of 8 rows, in the accumulator's layout; lane l gives the address of row l % 8 of matrix
+// l / 8), where one 4-byte store a lane's pair had taken four times the stores and an address
+// each. CUDA sm_90 (fp16 and bf16 rows).
 template <class T, int MaxHead>
 KOKKOS_INLINE_FUNCTION void warp_write_tile_rows(const WarpRowFragments<MaxHead>& f, const float (&row_scale)[2],
                                                  T* tile, int row0) {
   static_assert(MaxHead == kWarpgroupHead && sizeof(T) == 2, "the products' rows: head 128 of 2-byte elements");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const unsigned base = unsigned(__cvta_generic_to_shared(tile));
+  char* const bytes = reinterpret_cast<char*>(tile);
   const int lane = warp_lane();
   // Matrix q = lane / 8 of instruction m: rows +8 for q odd, columns 16 m + 8 (q / 2).
   const int row = row0 + (lane & 7) + 8 * ((lane >> 3) & 1), half = lane >> 4;
@@ -348,10 +348,7 @@ KOKKOS_INLINE_FUNCTION void warp_write_tile_rows(const WarpRowFragments<MaxHead>
       const int i = 2 * (q & 1);
       r[q] = mma_detail::round_pair<T>(o[i] * row_scale[q & 1], o[i + 1] * row_scale[q & 1]);
     }
-    const unsigned at = base + unsigned(warpgroup_tile_offset<kWarpgroupRows>(row, 16 * m + 8 * half));
-    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(at), "r"(r[0]), "r"(r[1]),
-                 "r"(r[2]), "r"(r[3])
-                 : "memory");
+    fragment_detail::store_matrices(r, bytes + warpgroup_tile_offset<kWarpgroupRows>(row, 16 * m + 8 * half));
   }
 #else
   (void)f, (void)row_scale, (void)tile, (void)row0;
