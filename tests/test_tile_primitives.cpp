@@ -674,7 +674,7 @@ struct LaggedSoftmaxSteps {
         if (lane & 3) continue;
         const int row = fragment_row(lane, 2 * h);
         rows(step, row, 0) = alpha[h];
-        rows(step, row, 1) = f.state[h].max;
+        rows(step, row, 1) = WarpRowFragments<>::in_logits(f.state[h]).max;
         rows(step, row, 2) = f.state[h].sum;
       }
       f.state[0] = whole[0], f.state[1] = whole[1];

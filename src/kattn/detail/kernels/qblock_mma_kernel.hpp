@@ -498,10 +498,12 @@ struct QBlockMmaKernel {
       warp_load_q<Cache>(f, q_rows + row0 * stride, stride, head_size);
     }
 
-    // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four).
+    // This lane's two rows start from their sinks (a sink's 1 counted by one lane of four), their
+    // maxima in the fragments' log2 units.
     KATTN_UNROLL
     for (int h = 0; h < 2; ++h) {
-      f.state[h] = Segmented ? SoftmaxState{} : rules.initial_state(rows.head(row0 + fragment_row(lane, 2 * h)));
+      f.state[h] = Fragments::in_log2_units(
+          Segmented ? SoftmaxState{} : rules.initial_state(rows.head(row0 + fragment_row(lane, 2 * h))));
       if (lane & 3) f.state[h].sum = 0.0f;
     }
     // The tiles of the warp's rows, from the mask: those none of them sees are skipped (causal
@@ -804,7 +806,7 @@ struct QBlockMmaKernel {
         }
       }
       if (Segmented && (lane & 3) == 0) {
-        partials.max(it.segment, token, head) = f.state[h].max;
+        partials.max(it.segment, token, head) = WarpRowFragments<kMaxHead>::in_logits(f.state[h]).max;
         partials.sum(it.segment, token, head) = f.state[h].sum;
       }
     }

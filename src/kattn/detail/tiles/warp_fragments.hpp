@@ -23,9 +23,13 @@
 #include "kattn/detail/tiles/paged_kv.hpp"
 #include "kattn/detail/tiles/tile_mma.hpp"
 
+#include <cfloat>
 #include <cstdint>
 
 namespace kattn {
+
+// log2 e: the register rows keep their running maxima in the exponent's units, max · log2 e.
+constexpr float kLog2e = 1.4426950408889634f;
 
 // What one lane keeps for its two rows.
 template <int MaxHead = kFragmentMaxHead>
@@ -33,7 +37,18 @@ struct WarpRowFragments {
   static_assert(MaxHead % 16 == 0 && MaxHead <= kFragmentMaxHead, "head sizes in multiples of 16");
   std::uint32_t q[MaxHead / 16][4];  // A operands of Q, one per 16 head elements
   float o[MaxHead / 8][4];           // output accumulator, one tile per 8 head elements
-  SoftmaxState state[2];             // rows l/4 and l/4 + 8; sums are this lane's share
+  SoftmaxState state[2];             // rows l/4 and l/4 + 8; sums are this lane's share, maxima · log2 e
+
+  // A state enters the rows' log2 units (the softmax steps' own: no conversion a tile) and leaves
+  // them for logits (a segment's partial max) by these; -inf stays -inf.
+  KOKKOS_INLINE_FUNCTION static SoftmaxState in_log2_units(SoftmaxState state) {
+    state.max *= kLog2e;
+    return state;
+  }
+  KOKKOS_INLINE_FUNCTION static SoftmaxState in_logits(SoftmaxState state) {
+    state.max *= 1.0f / kLog2e;
+    return state;
+  }
 
   // The accumulator starts at zeros, or (OutputSetByFirstProduct) unset, for a kernel whose first
   // product sets it (warpgroup_accumulate_issue's accumulate false): no zeroing an item.
@@ -116,53 +131,74 @@ __device__ inline float quad_sum(float x) {
 // a score s stands for the logit s · score_scale (score_scale > 0: the softmax scale where s is a
 // raw dot product, 1 where s is already a logit), -inf where masked; row_of(i) is the row (0 or 1)
 // of element i of a score or output tile, and row_max reduces a row's max over the lanes that
-// share the row. Moves each row's running max (kept in logits), gives in alpha the factor that
-// takes the output accumulated so far to the new max (lane_rows_rescale applies it), and turns s
+// share the row. Moves each row's running max (kept in logits, or with MaxInLog2 as max · log2 e,
+// the exponent's own units), gives in alpha the factor that takes the output accumulated so far to
+// the new max (lane_rows_rescale applies it; 1 where the max stays or moves off -inf), and turns s
 // into the weights exp(s · score_scale - max) = 2^(s · c - max · log2 e), c = score_scale · log2 e:
 // one FFMA and the hardware exp2 a score, the scale folded in (exp2's relative error is far below
 // the fp16/bf16 rounding the weights get next). A masked score gives 2^-inf = 0.
 // A row's max moves only where a tile's exceeds it by more than kSoftmaxMaxLag (in log2).
-template <int ScoreTiles, class RowOf, class RowMax>
+template <bool MaxInLog2, int ScoreTiles, class RowOf, class RowMax>
 __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
                                                  const RowOf& row_of, const RowMax& row_max, float score_scale,
                                                  float (&alpha)[2]) {
-  constexpr float kLog2e = 1.4426950408889634f;
   // Maxima and sums in kChains independent chains a row (score tile j in chain j % kChains), so
-  // that their latencies overlap instead of adding up over the tile.
+  // that their latencies overlap instead of adding up over the tile. A chain starts at its first
+  // score, not at -inf or 0 (IEEE rules keep the compiler from dropping that first max or add:
+  // 16 instructions a tile of 64 keys).
   constexpr int kChains = ScoreTiles < 4 ? ScoreTiles : 4;
+  const auto chain_start = [&](int j, int i) {  // whether score (j, i) is its row's first in its chain
+    for (int earlier = 0; earlier < i; ++earlier)
+      if (row_of(earlier) == row_of(i)) return false;
+    return j < kChains;
+  };
   float chain_max[2][kChains];
-#pragma unroll
-  for (int c = 0; c < kChains; ++c) chain_max[0][c] = chain_max[1][c] = -compat::infinity();
 #pragma unroll
   for (int j = 0; j < ScoreTiles; ++j)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) chain_max[row_of(i)][j % kChains] = fmaxf(chain_max[row_of(i)][j % kChains], s[j][i]);
+    for (int i = 0; i < 4; ++i) {
+      float& m = chain_max[row_of(i)][j % kChains];
+      m = chain_start(j, i) ? s[j][i] : fmaxf(m, s[j][i]);
+    }
   float tile_max[2] = {chain_max[0][0], chain_max[1][0]};
 #pragma unroll
   for (int c = 1; c < kChains; ++c)
 #pragma unroll
     for (int h = 0; h < 2; ++h) tile_max[h] = fmaxf(tile_max[h], chain_max[h][c]);
+  const float c = score_scale * kLog2e;
   float offset[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {  // SoftmaxState::rescale_to with the hardware exp2, and alpha 1 off -inf
-    const float seen = row_max(tile_max[h]) * score_scale;
-    const bool moves = state[h].max == -compat::infinity() || (seen - state[h].max) * kLog2e > kSoftmaxMaxLag;
-    const float new_max = moves ? fmaxf(state[h].max, seen) : state[h].max;
-    // A row whose max is still -inf has only weights 0 in its sum and output: they stay as they are
-    // (alpha 1), so that the first tile's rescale is skipped with the others'.
-    alpha[h] = state[h].max == -compat::infinity() ? 1.0f : exp2_approx((state[h].max - new_max) * kLog2e);
-    state[h].sum *= alpha[h];
-    state[h].max = new_max;
-    offset[h] = new_max == -compat::infinity() ? 0.0f : new_max * kLog2e;  // a row that saw only -inf
+    if constexpr (MaxInLog2) {
+      // In the exponent's units a row takes a tile in one multiply (its max), the lag's add and
+      // compare (-inf + lag stays -inf, below any max seen), and the exp2 of its rescale: the
+      // logits' form below converts to and from them on each tile (6 instructions a row more).
+      const float kept = state[h].max, seen = row_max(tile_max[h]) * c;
+      const float new_max = seen > kept + kSoftmaxMaxLag ? seen : kept;
+      alpha[h] = kept == -compat::infinity() ? 1.0f : exp2_approx(kept - new_max);
+      state[h].sum *= alpha[h];
+      state[h].max = new_max;
+      offset[h] = fmaxf(new_max, -FLT_MAX);  // a row that saw only -inf: its weights stay 2^-inf = 0
+    } else {
+      const float seen = row_max(tile_max[h]) * score_scale;
+      const bool moves = state[h].max == -compat::infinity() || (seen - state[h].max) * kLog2e > kSoftmaxMaxLag;
+      const float new_max = moves ? fmaxf(state[h].max, seen) : state[h].max;
+      // A row whose max is still -inf has only weights 0 in its sum and output: they stay as they are
+      // (alpha 1), so that the first tile's rescale is skipped with the others'.
+      alpha[h] = state[h].max == -compat::infinity() ? 1.0f : exp2_approx((state[h].max - new_max) * kLog2e);
+      state[h].sum *= alpha[h];
+      state[h].max = new_max;
+      offset[h] = new_max == -compat::infinity() ? 0.0f : new_max * kLog2e;  // a row that saw only -inf
+    }
   }
-  const float c = score_scale * kLog2e;
-  float chain_sum[2][kChains] = {};
+  float chain_sum[2][kChains];
 #pragma unroll
   for (int j = 0; j < ScoreTiles; ++j)
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       s[j][i] = exp2_approx(fmaf(s[j][i], c, -offset[row_of(i)]));
-      chain_sum[row_of(i)][j % kChains] += s[j][i];
+      float& sum = chain_sum[row_of(i)][j % kChains];
+      sum = chain_start(j, i) ? s[j][i] : sum + s[j][i];
     }
 #pragma unroll
   for (int ch = 0; ch < kChains; ++ch) {
@@ -184,12 +220,12 @@ __device__ inline void lane_rows_rescale(float (&o)[OutTiles][4], const float (&
 }
 
 // Both: the softmax step of the output accumulated so far in o.
-template <int ScoreTiles, int OutTiles, class RowOf, class RowMax>
+template <bool MaxInLog2, int ScoreTiles, int OutTiles, class RowOf, class RowMax>
 __device__ inline void lane_rows_softmax_step(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
                                               float (&o)[OutTiles][4], const RowOf& row_of, const RowMax& row_max,
                                               float score_scale = 1.0f) {
   float alpha[2];
-  lane_rows_softmax_weights(state, s, row_of, row_max, score_scale, alpha);
+  lane_rows_softmax_weights<MaxInLog2>(state, s, row_of, row_max, score_scale, alpha);
   lane_rows_rescale(o, alpha, row_of);
 }
 
@@ -247,7 +283,7 @@ KOKKOS_INLINE_FUNCTION void warp_scores(const WarpRowFragments<MaxHead>& f, cons
 template <int MaxHead>
 KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments<MaxHead>& f, WarpScores& s, float score_scale) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  fragment_detail::lane_rows_softmax_step(
+  fragment_detail::lane_rows_softmax_step<true>(
       f.state, s, f.o, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale);
 #else
   (void)f, (void)s, (void)score_scale;
@@ -262,7 +298,7 @@ template <int MaxHead, int ScoreTiles>
 KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, float (&s)[ScoreTiles][4],
                                                  float score_scale, float (&alpha)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  fragment_detail::lane_rows_softmax_weights(
+  fragment_detail::lane_rows_softmax_weights<true>(
       f.state, s, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale,
       alpha);
 #else

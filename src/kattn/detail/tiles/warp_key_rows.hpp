@@ -110,7 +110,7 @@ KOKKOS_INLINE_FUNCTION void warp_key_scores(const WarpKeyRowFragments& f, const 
 // the weights.
 KOKKOS_INLINE_FUNCTION void warp_key_softmax_step(WarpKeyRowFragments& f, WarpKeyScores& s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  fragment_detail::lane_rows_softmax_step(
+  fragment_detail::lane_rows_softmax_step<false>(
       f.state, s, f.o, [](int i) { return i & 1; }, [](float x) { return key_row_detail::column_max(x); });
 #else
   (void)f, (void)s;
