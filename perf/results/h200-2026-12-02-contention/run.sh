@@ -16,5 +16,7 @@ bash perf/results/h200-2026-12-02-contention/call1.sh                          #
 ROUNDS=3 SOURCE=v3 bash perf/results/h200-2026-12-02-contention/ab.sh mend v1 v3  # call 2
 ROUNDS=3 bash perf/results/h200-2026-12-02-contention/ab.sh mend v3 v5            # call 3
 ROUNDS=3 SOURCE=v7 bash perf/results/h200-2026-12-02-contention/ab.sh mend v3 v7  # call 4
-bash perf/results/h200-2026-12-02-contention/call5.sh   # kattn_tests and the Cuda backend tests of 540f180, memcheck and racecheck
-bash perf/results/h200-2026-12-02-contention/call6.sh   # 540f180's CLI: validate --variant all, the targets beside PyTorch SDPA
+# Calls 5 and 6: the stop before's calls as they are, on 540f180's builds (.device/tests/*.xz and
+# .device/ship/kattn.xz, built here):
+bash perf/results/h200-2026-12-02-row-sums/call4.sh   # call 5: kattn_tests, the Cuda backend tests, memcheck and racecheck
+bash perf/results/h200-2026-12-02-row-sums/call5.sh   # call 6: validate --variant all, the targets beside PyTorch SDPA
