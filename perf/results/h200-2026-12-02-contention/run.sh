@@ -20,3 +20,6 @@ ROUNDS=3 SOURCE=v7 bash perf/results/h200-2026-12-02-contention/ab.sh mend v3 v7
 # .device/ship/kattn.xz, built here):
 bash perf/results/h200-2026-12-02-row-sums/call4.sh   # call 5: kattn_tests, the Cuda backend tests, memcheck and racecheck
 bash perf/results/h200-2026-12-02-row-sums/call5.sh   # call 6: validate --variant all, the targets beside PyTorch SDPA
+# Call 7: the suite beside PyTorch SDPA on 540f180's CLI and the hardware model calibrated on it (call 6's targets held
+# out), the call of 2026-12-01 as it is (.device/commit, .device/targets.json.gz from call6/):
+bash perf/results/h200-2026-12-01-last-tile-first/call5.sh
