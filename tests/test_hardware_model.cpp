@@ -103,6 +103,7 @@ TEST(HardwareModel, ComputeQuantisesByWavesAndMemoryDoesNot) {
   hw.max_teams_per_unit = 1;
   hw.launch_us = 0;
   hw.item_us = 0;
+  hw.team_gb_per_s = 0;  // a unit's share of the memory's rate (a team's own: the test below)
   LaunchCost c;
   c.team_threads = 32;
   c.tensor = true;
@@ -120,6 +121,32 @@ TEST(HardwareModel, ComputeQuantisesByWavesAndMemoryDoesNot) {
   const double full = time_of(10, false);
   EXPECT_NEAR(time_of(11, false), 1.1 * full, 1e-9 * full);  // memory: in proportion to the bytes
   EXPECT_NEAR(time_of(5, false), full, 1e-9 * full);         // ... while every unit has a team
+}
+
+// A launch's bytes take the memory's rate, and no less time than its longest team streaming its
+// K/V alone at team_gb_per_s: one long team, or the longest of unequal ones, sets the time.
+TEST(HardwareModel, ALaunchStreamsNoFasterThanItsLongestTeam) {
+  HardwareModel hw = load_hardware_model(data_file("h200"));
+  ASSERT_GT(hw.team_gb_per_s, 0);
+  hw.launch_us = 0;
+  hw.item_us = 0;
+  LaunchCost one;
+  one.team_threads = 128;
+  one.teams = 1;
+  one.kv_bytes = one.kv_unique_bytes = one.team_kv_bytes = 1e8;
+  const double team_us = 1e8 / (hw.team_gb_per_s * 1e9) * 1e6;
+  EXPECT_NEAR(launch_us(one, hw), team_us, 1e-9 * team_us);
+  LaunchCost many = one;  // 10^4 such teams: the memory's rate
+  many.teams = 1e4;
+  many.kv_bytes = many.kv_unique_bytes = 1e4 * one.team_kv_bytes;
+  const double memory_us = many.kv_bytes / (hw.memory_gb_per_s * 1e9 * hw.mem_efficiency) * 1e6;
+  ASSERT_GT(memory_us, team_us);
+  EXPECT_NEAR(launch_us(many, hw), memory_us, 1e-9 * memory_us);
+  LaunchCost unequal = many;  // as many bytes, one team with 20 % of them
+  unequal.team_kv_bytes = 0.2 * many.kv_bytes;
+  const double longest_us = unequal.team_kv_bytes / (hw.team_gb_per_s * 1e9) * 1e6;
+  ASSERT_GT(longest_us, memory_us);
+  EXPECT_NEAR(launch_us(unequal, hw), longest_us, 1e-9 * longest_us);
 }
 
 // Teams an SM holds: the fewest that threads, registers (per warp, in granules) and scratch allow.
@@ -173,10 +200,11 @@ TEST(HardwareModel, ShippedKernelsOccupancyAndItemLatency) {
               std::ceil(items.items / double(teams * hw.compute_units)), 1e-9);
 }
 
-// A split-KV partition's latency hides behind the other teams its unit holds: item_us prices Q
-// blocks only. A launch's reduction kernel, queued behind the first, costs reduction_us, not
-// another launch_us; a file without reduction_us prices it as a launch.
-TEST(HardwareModel, SplitKvItemsHideTheirLatencyAndReductionsQueue) {
+// A split-KV team takes one partition beside the other teams its unit holds: its latency shows a
+// wave (partition_us), not an item (item_us prices Q blocks). A launch's reduction kernel, queued
+// behind the first, costs reduction_us, not another launch_us; a file without reduction_us prices
+// it as a launch.
+TEST(HardwareModel, SplitKvPartitionsPayTheirLatencyAWaveAndReductionsQueue) {
   const HardwareModel hw = load_hardware_model(data_file("h100"));
   const BatchShape decode = decodes(1, 1024);
   const CallPlan d = target_call_plan(decode, hw);
@@ -187,6 +215,9 @@ TEST(HardwareModel, SplitKvItemsHideTheirLatencyAndReductionsQueue) {
   HardwareModel other = hw;
   other.item_us += 1;
   EXPECT_DOUBLE_EQ(launch_us(c, other), launch_us(c, hw));
+  other = hw;
+  other.partition_us += 1;
+  EXPECT_NEAR(launch_us(c, other) - launch_us(c, hw), 1.0, 1e-9);  // one wave
   other = hw;
   other.reduction_us += 1;
   EXPECT_NEAR(launch_us(c, other) - launch_us(c, hw), 1.0, 1e-9);
@@ -303,6 +334,8 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   truth.launch_us = 8;
   truth.reduction_us = 4;
   truth.item_us = 5;
+  truth.partition_us = 2;
+  truth.team_gb_per_s = 10;  // slow enough that some shapes stream at it
   truth.host_us = 30;
   truth.parts_overlap = 0.5;
   BatchShape mixed = decodes(16, 4096);
@@ -310,12 +343,23 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     mixed.query_lens.push_back(512);
     mixed.seq_lens.push_back(512);
   }
-  const std::vector<std::pair<std::string, BatchShape>> shapes = {
-      {"tiny-fixed-fp16", decodes(1, 64)},      {"split-fixed-fp16", decodes(1, 1024)},
-      {"decode-fixed-fp16", decodes(8, 4096)},  {"wide-fixed-fp16", decodes(64, 2048)},
-      {"prefill-fixed-fp16", prefill(1, 4096)}, {"items-fixed-fp16", prefill(16, 256)},
-      {"pair-fixed-fp16", prefill(2, 1024)},    {"mixed-fixed-fp16", mixed},
-      {"decode-rand-fp16", decodes(4, 1000)},   {"prefill-rand-fp16", prefill(4, 2000)}};
+  BatchShape chunk = prefill(1, 16);  // 16 tokens after 16k: a Q block's long stream
+  chunk.seq_lens = {16384};
+  const std::vector<std::pair<std::string, BatchShape>> shapes = {{"tiny-fixed-fp16", decodes(1, 64)},
+                                                                  {"split-fixed-fp16", decodes(1, 1024)},
+                                                                  {"decode-fixed-fp16", decodes(8, 4096)},
+                                                                  {"wide-fixed-fp16", decodes(64, 2048)},
+                                                                  {"prefill-fixed-fp16", prefill(1, 4096)},
+                                                                  {"items-fixed-fp16", prefill(16, 256)},
+                                                                  {"pair-fixed-fp16", prefill(2, 1024)},
+                                                                  {"mixed-fixed-fp16", mixed},
+                                                                  {"many-fixed-fp16", decodes(256, 64)},
+                                                                  {"long-fixed-fp16", decodes(2, 16384)},
+                                                                  {"blocks-fixed-fp16", prefill(64, 16)},
+                                                                  {"short-fixed-fp16", decodes(32, 256)},
+                                                                  {"chunk-fixed-fp16", chunk},
+                                                                  {"decode-rand-fp16", decodes(4, 1000)},
+                                                                  {"prefill-rand-fp16", prefill(4, 2000)}};
   auto suite_file = [&](const std::string& name, double stall_us) {
     nlohmann::json suite = {{"device", "synthetic"}, {"date", "today"}, {"commit", "none"}};
     for (const auto& [case_name, b] : shapes) {
@@ -339,8 +383,8 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
     }
     return write_file(name, suite);
   };
-  for (const char* k :
-       {"mem_efficiency", "tensor_efficiency", "launch_us", "reduction_us", "item_us", "host_us", "parts_overlap"})
+  for (const char* k : {"mem_efficiency", "tensor_efficiency", "team_gb_per_s", "launch_us", "reduction_us", "item_us",
+                        "partition_us", "host_us", "parts_overlap"})
     start[k]["value"] = start[k]["value"].get<double>() * 0.6;  // away from the truth
   const std::string start_file = write_file("calibrate_start", start);
   auto calibrate = [&](const std::string& suite, const std::string& timing) {
@@ -358,6 +402,8 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   EXPECT_NEAR(fitted.launch_us, truth.launch_us, 0.01 * truth.launch_us);
   EXPECT_NEAR(fitted.reduction_us, truth.reduction_us, 0.01 * truth.reduction_us);
   EXPECT_NEAR(fitted.item_us, truth.item_us, 0.01 * truth.item_us);
+  EXPECT_NEAR(fitted.partition_us, truth.partition_us, 0.03 * truth.partition_us);  // beside launch_us: a flat valley
+  EXPECT_NEAR(fitted.team_gb_per_s, truth.team_gb_per_s, 0.01 * truth.team_gb_per_s);
   EXPECT_NEAR(fitted.host_us, truth.host_us, 0.01 * truth.host_us);
   EXPECT_NEAR(fitted.parts_overlap, truth.parts_overlap, 0.02 * truth.parts_overlap);
   EXPECT_NE(kernel.at("free_parameters").get<std::string>().find("timing kernel"), std::string::npos);
@@ -365,7 +411,7 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   ASSERT_EQ(kernel.at("calibration_error").size(), 4u);
   for (const nlohmann::json& row : kernel.at("calibration_error")) {
     const bool call = row.at("timing") == "call";
-    EXPECT_EQ(row.at("cases").get<int>(), row.at("set").get<std::string>().rfind("calibration", 0) == 0 ? 8 : 2);
+    EXPECT_EQ(row.at("cases").get<int>(), row.at("set").get<std::string>().rfind("calibration", 0) == 0 ? 13 : 2);
     if (call && row.at("set").get<std::string>().rfind("calibration", 0) == 0) {
       EXPECT_EQ(row.at("worst"), "tiny-fixed-fp16/fp16");
       EXPECT_GT(row.at("max").get<double>(), 0.5);
@@ -375,17 +421,19 @@ TEST(HardwareModel, CalibrateOnKernelTimeIgnoresHostStalls) {
   }
   // Without the stall: the same device part; host_us by at most the residuals' spread (the median
   // moves by one rank: 0.07 µs on the shipped model's shapes). Fitted on the call, the stall drags
-  // host_us and the rest along.
+  // the per-call overheads (host_us, launch_us) and the rest along.
   const HardwareModel steady_fit = parse_hardware_model(calibrate(steady, "kernel"), "steady");
   EXPECT_EQ(steady_fit.mem_efficiency, fitted.mem_efficiency);
   EXPECT_EQ(steady_fit.tensor_efficiency, fitted.tensor_efficiency);
   EXPECT_EQ(steady_fit.launch_us, fitted.launch_us);
   EXPECT_EQ(steady_fit.reduction_us, fitted.reduction_us);
   EXPECT_EQ(steady_fit.item_us, fitted.item_us);
+  EXPECT_EQ(steady_fit.partition_us, fitted.partition_us);
+  EXPECT_EQ(steady_fit.team_gb_per_s, fitted.team_gb_per_s);
   EXPECT_EQ(steady_fit.parts_overlap, fitted.parts_overlap);
   EXPECT_NEAR(steady_fit.host_us, fitted.host_us, 0.1);
   const HardwareModel on_call = parse_hardware_model(calibrate(stalled, "call"), "call");
-  EXPECT_GT(std::abs(on_call.host_us - truth.host_us), 10.0);
+  EXPECT_GT(std::abs(on_call.host_us - truth.host_us) + std::abs(on_call.launch_us - truth.launch_us), 10.0);
 }
 
 TEST(HardwareModel, SimulatePredictLabelsItsOutput) {

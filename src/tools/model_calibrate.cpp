@@ -110,14 +110,14 @@ double log_error(const std::vector<Sample>& samples, const model::HardwareModel&
 }
 
 // The free parameters, in the order fit() and the file's fields take them; shares are kept in (0, 1].
-constexpr int kFreeParameters = 8;
-constexpr const char* kFreeNames[kFreeParameters] = {"mem_efficiency", "tensor_efficiency", "vector_efficiency",
-                                                     "launch_us",      "reduction_us",      "item_us",
-                                                     "host_us",        "parts_overlap"};
-constexpr bool kShare[kFreeParameters] = {true, true, true, false, false, false, false, true};
+constexpr int kFreeParameters = 10;
+constexpr const char* kFreeNames[kFreeParameters] = {
+    "mem_efficiency", "tensor_efficiency", "vector_efficiency", "team_gb_per_s", "launch_us",
+    "reduction_us",   "item_us",           "partition_us",      "host_us",       "parts_overlap"};
+constexpr bool kShare[kFreeParameters] = {true, true, true, false, false, false, false, false, false, true};
 std::array<double*, kFreeParameters> free_parameters(model::HardwareModel& hw) {
-  return {&hw.mem_efficiency, &hw.tensor_efficiency, &hw.vector_efficiency, &hw.launch_us,
-          &hw.reduction_us,   &hw.item_us,           &hw.host_us,           &hw.parts_overlap};
+  return {&hw.mem_efficiency, &hw.tensor_efficiency, &hw.vector_efficiency, &hw.team_gb_per_s, &hw.launch_us,
+          &hw.reduction_us,   &hw.item_us,           &hw.partition_us,      &hw.host_us,       &hw.parts_overlap};
 }
 
 // Coordinate descent in log space on the free parameters, on kernel time those of the device part.

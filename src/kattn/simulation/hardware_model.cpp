@@ -194,6 +194,8 @@ HardwareModel parse_hardware_model(const nlohmann::json& j, const std::string& p
   hw.launch_us = number_field(j, path, "launch_us", false);
   hw.reduction_us = optional_number(j, path, "reduction_us", hw.launch_us);
   hw.item_us = optional_number(j, path, "item_us", 0);
+  hw.team_gb_per_s = optional_number(j, path, "team_gb_per_s", 0);
+  hw.partition_us = optional_number(j, path, "partition_us", 0);
   hw.host_us = number_field(j, path, "host_us", false);
   hw.parts_overlap = number_field(j, path, "parts_overlap", false);
   for (const char* e : {"mem_efficiency", "tensor_efficiency", "vector_efficiency"})
@@ -236,6 +238,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
         const double v = visible(L, q, i), parts = std::ceil(v / tile);
         c.teams += hkv * groups * parts;
         c.kv_bytes += hkv * groups * v * D * 2 * eb;
+        c.team_kv_bytes = std::max(c.team_kv_bytes, std::min(v, double(tile)) * D * 2 * eb);
         c.flops += 4.0 * D * hq * v;
         if (parts > 1) partial_rows += hq * parts;
       }
@@ -244,6 +247,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
         const double v = visible(L, q, i);
         c.teams += hq;
         c.kv_bytes += hq * v * D * 2 * eb;  // every query head reads its keys
+        c.team_kv_bytes = std::max(c.team_kv_bytes, v * D * 2 * eb);
         c.flops += 4.0 * D * hq * v;
       }
     } else {  // Q-block variants: a team per (Q block, KV head, segment)
@@ -257,6 +261,7 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
         const double tiles = std::ceil(keys / tile);
         c.teams += hkv * segments;
         c.kv_bytes += hkv * keys * D * 2 * eb;
+        c.team_kv_bytes = std::max(c.team_kv_bytes, keys / segments * D * 2 * eb);
         c.flops += 4.0 * D * hkv * double(plan.block_m) * tiles * tile;  // whole blocks and tiles execute
         if (segments > 1) partial_rows += double(bq) * hq * segments;
       }
@@ -267,8 +272,8 @@ LaunchCost launch_cost(const LaunchPlan& plan, const BatchShape& b, int first, i
     c.bytes += partial_rows * (D + 2) * 4 * 2.0;  // fp32 partial row + max + sum, written then read
   }
   c.items = c.teams;
-  // A split-KV team streams one partition through its rings beside the other teams resident on its
-  // unit, which cover its first tiles' latency; a Q block's chain of tiles and its stores do not hide.
+  // A Q block's chain of tiles and its stores add up item by item on a team; a split-KV team takes
+  // one partition, beside the other teams resident on its unit: its latency shows once a wave.
   c.item_latency = plan.variant != Variant::split_kv;
   if (is_static_grid(plan.variant) && plan.grid_teams > 0) c.teams = std::min(c.teams, double(plan.grid_teams));
   return c;
@@ -294,10 +299,16 @@ double launch_us(const LaunchCost& c, const HardwareModel& hw) {
   const double peak = c.tensor && hw.tensor_tflop_per_s > 0 ? hw.tensor_tflop_per_s * hw.tensor_efficiency
                                                             : hw.vector_tflop_per_s * hw.vector_efficiency;
   const double compute_s = c.flops / (peak * 1e12);
+  // The memory's rate for the launch's bytes, and no faster than its longest team streams its K/V
+  // alone (a team in flight holds few bytes: a long one alone, or the last of unequal ones, runs
+  // at its own rate); a file without that rate prices a unit's share of the memory's per unit busy.
+  const double stream_s =
+      hw.team_gb_per_s > 0 ? std::max(mem_s, c.team_kv_bytes / (hw.team_gb_per_s * 1e9)) : mem_s / units_busy;
   // Each resident team takes its items one after the other, each with its latency (a Q block's
-  // first tiles and its stores).
-  const double items_per_slot = c.item_latency ? std::ceil(std::max(c.items, c.teams) / slots) : 0.0;
-  return overhead + 1e6 * std::max(mem_s / units_busy, compute_s / compute_fill) + hw.item_us * items_per_slot;
+  // first tiles and its stores); split-KV teams take one partition each and pay theirs a wave.
+  const double latency_us =
+      c.item_latency ? hw.item_us * std::ceil(std::max(c.items, c.teams) / slots) : hw.partition_us * waves;
+  return overhead + 1e6 * std::max(stream_s, compute_s / compute_fill) + latency_us;
 }
 
 namespace {

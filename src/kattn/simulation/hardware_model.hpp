@@ -2,9 +2,9 @@
 // (K/V re-reads served by the last-level cache while the launch's K/V fits) and the FLOPs it does,
 // its teams and work items from the launch plan, the teams a unit holds at once (threads,
 // registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and time = launch
-// overhead (a reduction kernel queued behind the first) + waves x the slowest of a wave's memory
-// and compute time + each unit's Q-block items x a latency per item; a call adds its host
-// overhead. The parameters of an architecture come from data/hardware/models/<arch>.json; the
+// overhead (a reduction kernel queued behind the first) + the slower of the memory time (no faster
+// than the longest team streams alone) and the compute time by waves + each unit's Q-block items x
+// a latency per item (split-KV: per wave); a call adds its host overhead. The parameters of an architecture come from data/hardware/models/<arch>.json; the
 // efficiencies and overheads are fitted on measurements (kattn model calibrate) or assumed where
 // no device was measured.
 #pragma once
@@ -63,6 +63,8 @@ struct HardwareModel {
   double launch_us = 0;          // per launch: its first kernel
   double reduction_us = 0;       // per further kernel of a launch (a reduction), queued behind the first
   double item_us = 0;            // per Q-block work item a resident team takes, beyond its bytes and FLOPs
+  double partition_us = 0;       // per wave of split-KV teams (a partition's first tiles and its store)
+  double team_gb_per_s = 0;      // the rate one team streams its K/V at, however idle the memory (0: not modelled)
   double host_us = 0;            // per attention call (metadata, planning, host work)
   double parts_overlap = 0;      // share of a split mixed call's shorter part hidden behind the longer
 };
@@ -97,11 +99,12 @@ struct LaunchCost {
   double kv_bytes = 0;         // K/V reads of all teams (each team reads the keys it needs)
   double kv_unique_bytes = 0;  // K/V that some team reads: each key of each KV head once
   double kv_seq_bytes = 0;     // ... of one sequence, the largest: what its re-reads need cached
+  double team_kv_bytes = 0;    // K/V of the team (work item) that reads the most
   double flops = 0;            // executed FLOPs (padded to whole Q blocks and tiles; causal tiles skipped)
   double teams = 0;            // teams of the grid
   double items = 0;            // work items the teams take (static grids: more than teams)
   int kernels = 1;             // kernel launches (segmented variants add a reduction)
-  bool item_latency = true;    // an item's latency adds up per slot (Q blocks); false: hidden (split-KV partitions)
+  bool item_latency = true;    // an item's latency adds up per slot (Q blocks); false: per wave (split-KV partitions)
   bool tensor = false;         // the tile products run on the matrix units
   int team_threads = 1;        // threads x lanes of a team
   int registers = 0;           // per thread (0: not measured)
