@@ -14,3 +14,10 @@
 # three rounds' medians (40 runs after 10).
 ROUNDS=3 SOURCE=vB bash perf/results/h200-2026-12-02-contention/ab.sh base vB vC   # call 1 (13:17 UTC)
 bash perf/results/h200-2026-12-02-item-start/call2.sh   # call 2 (13:23 UTC), 540f180's CLI as .device/bin/kattn.xz
+ROUNDS=3 SOURCE=vD bash perf/results/h200-2026-12-02-contention/ab.sh base vD      # call 3 (13:52 UTC)
+#   vD  the kept-max probe (not-kept/kept-max-probe.patch): an unmasked step's weights against each
+#       row's kept max, no tile max; a lane's share of a row's sum past 2^15 moves the max by a power
+#       of two. Not for shipping: a weight of 2^128 and up and a row still at -inf give inf/NaN.
+ROUNDS=3 SOURCE=vE bash perf/results/h200-2026-12-02-contention/ab.sh base vE      # call 4 (14:45 UTC)
+#   vE  the rows' maxima kept without their lanes' reduction and the rescale where every lane's
+#       scores of the warp stay within the lag (a warp vote; exact): not-kept/lane-max-vote.patch
