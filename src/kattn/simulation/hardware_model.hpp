@@ -4,9 +4,9 @@
 // registers, scratch), waves = ceil(teams / (compute units x teams per unit)), and time = launch
 // overhead (a reduction kernel queued behind the first) + the slower of the memory time (no faster
 // than the longest team streams alone) and the compute time by waves + each unit's Q-block items x
-// a latency per item (split-KV: per wave); a call adds its host overhead. The parameters of an architecture come from data/hardware/models/<arch>.json; the
-// efficiencies and overheads are fitted on measurements (kattn model calibrate) or assumed where
-// no device was measured.
+// a latency per item (split-KV: per wave); a call adds its host overhead. The parameters of an
+// architecture come from data/hardware/models/<arch>.json; the efficiencies and overheads are
+// fitted on measurements (kattn model calibrate) or assumed where no device was measured.
 #pragma once
 
 #include "kattn/core/dtype.hpp"
