@@ -1,7 +1,8 @@
 // Extreme logits: softcap over scaled scores of about ±1e4, rows whose one visible key scores
 // -5e5 (the output must be exactly that key's V), dot products past fp16's range before the scale,
-// and ALiBi across 128k positions. Outputs must be finite and within the oracle's tolerance. q and
-// K are integers here, so every dot product is exact in fp32 and only the logit rules are tested.
+// later key tiles scoring far past the first one's max, and ALiBi across 128k positions. Outputs
+// must be finite and within the oracle's tolerance. q and K are integers here, so every dot product
+// is exact in fp32 and only the logit rules are tested.
 #include "kattn/harness/run_problem.hpp"
 #include "kattn/oracle/compare.hpp"
 #include "kattn/oracle/oracle.hpp"
@@ -95,6 +96,42 @@ TEST_P(ExtremeLogits, OneVisibleKeyScoredMinus5e5GivesExactlyItsValue) {
       }
     }
   }
+}
+
+// Keys that score far above the item's first tile, which the GPU's Q-block kernels take first (a
+// causal block's diagonal), so that the tiles after it pass the rows' kept maxima: key p scores
+// a(p) = 13 - 4 (p / 64) + p % 3 (q = ±1 and k = ±a(p) on the same signs, dot products 128 a(p),
+// exact in every storage type: fp8 e4m3 holds the integers to 16), about 12 more in the first 64
+// keys than in the last ones. The scale sets how far past that is in log2 (12 · 128 · scale ·
+// log2 e): 104 stays finite and moves a max by powers of two; 208 overflows the exponent, and
+// those tiles' scores are taken again. The second sequence's 100 queries start at position 200, mid
+// tile: rows of its first Q block see no key of the item's first tile (their max still -inf).
+HostProblem with_keys_scoring_higher_toward_the_start(const test::StorageCase& storage, double scale) {
+  BatchSpec spec = extreme_spec(storage);
+  spec.sequences = {{256, 256}, {300, 100}};
+  HostProblem problem = generate_batch(spec);
+  const int head_size = problem.geometry.head_size, kv_heads = problem.geometry.num_kv_heads;
+  const auto sign = [](std::size_t d) { return d % 3 ? 1.0f : -1.0f; };
+  for (std::size_t i = 0; i < problem.q.size(); ++i) problem.q[i] = sign(i % std::size_t(head_size));
+  const Geometry& g = problem.geometry;
+  for (int seq = 0; seq < g.num_seqs; ++seq)
+    for (int p = 0; p < problem.seq_lens[std::size_t(seq)]; ++p) {
+      const std::int32_t block = problem.block_table[std::size_t(seq) * g.max_blocks_per_seq + p / g.block_size];
+      const std::size_t slot = std::size_t(block) * g.block_size + std::size_t(p % g.block_size);
+      const float a = float(13 - 4 * (p / 64) + p % 3);
+      for (std::size_t e = 0; e < std::size_t(kv_heads * head_size); ++e)
+        problem.k_cache[slot * std::size_t(kv_heads * head_size) + e] = a * sign(e % std::size_t(head_size));
+    }
+  problem.params.softmax_scale = scale;
+  return problem;
+}
+
+TEST_P(ExtremeLogits, LaterTilesScoringFarAboveTheFirstTilesMax) {
+  expect_matches_oracle(with_keys_scoring_higher_toward_the_start(storage, 6.0 / 128.0), variant);
+}
+
+TEST_P(ExtremeLogits, LaterTilesScoringPastTheExponentsRangeAboveTheFirstTilesMax) {
+  expect_matches_oracle(with_keys_scoring_higher_toward_the_start(storage, 12.0 / 128.0), variant);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, ExtremeLogits,

@@ -1,7 +1,7 @@
 // The kernels' tile primitives on their own, on each backend of the build (test_space.hpp): staging
 // paged K/V rows into scratch (team_stage_rows, a team's TeamTileCopy, a warp's WarpStageRing and
 // its block-tile copy), summing across a thread's vector lanes (vector_lanes_sum), the last-team
-// handshake (team_arrive_last), the key-row tensor-core products and the merge of a team's warp
+// handshake (team_arrive_last), the team barrier's vote (team_barrier_any), the key-row tensor-core products and the merge of a team's warp
 // states (warp_key_rows.hpp, CUDA only), the row tensor-core products of the Q-block kernel
 // (warp_fragments.hpp, CUDA only), the warpgroup products of its Hopper path (warpgroup_mma.hpp,
 // sm_90a builds only) and its bulk tile copies (team_bulk_copy.hpp, the same), Kokkos Kernels' team
@@ -17,6 +17,7 @@
 #include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_gemm.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
+#include "kattn/detail/tiles/team_vote.hpp"
 #include "kattn/detail/tiles/vector_lanes.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/detail/tiles/warp_key_rows.hpp"
@@ -198,6 +199,18 @@ struct LaneSums {
     float values[2] = {float(100 * thread + lane), 1.0f};
     vector_lanes_sum(values, lanes);
     if (lane < lanes) out(thread, lane) = values[0] + values[1];
+  }
+};
+
+// Team v votes by pattern v % 4: no thread, thread 0, the last thread, every thread; each thread
+// (each vector lane) records what team_barrier_any told it.
+struct TeamVotes {
+  Kokkos::View<int***, Kokkos::LayoutRight, test::Memory> learned;  // [team][thread][lane]
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type& team) const {
+    const int pattern = team.league_rank() % 4, rank = team.team_rank();
+    const bool votes = pattern == 1 ? rank == 0 : pattern == 2 ? rank == team.team_size() - 1 : pattern == 3;
+    learned(team.league_rank(), rank, vector_lane(team)) = team_barrier_any(team, votes) ? 1 : 0;
   }
 };
 
@@ -716,6 +729,113 @@ TEST(WarpRows, RowMaximaMoveOnlyPastTheLag) {
       for (int t = step + 1; t < L::kSteps; ++t) later *= rows(t, r, 0);
       for (int j = 0; j < L::kKeys; ++j) {
         const double exact = std::exp(double(L::logit(step, r, j)) - exact_max) / exact_sum;
+        EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
+            << "row " << r << " step " << step << " key " << j;
+      }
+    }
+  }
+}
+
+// One warp's softmax over five tiles of made-up scores, the first by warp_softmax_weights and the
+// others at the kept maxima (warp_softmax_weights_at_kept_max), each miss taken again by
+// warp_softmax_weights as the prefill kernel does. Row r's logits peak at 0.25 r in tile 0 (row 15
+// sees no key: its max stays -inf, so tile 1 misses), then 1 higher; in tile 2 even rows rise 20
+// (29 in log2: past the lane sums' 2^15, the max moves by a power of two) and odd ones 0.5; in
+// tile 3 row 3 rises 100 (144 in log2: its weights overflow, a miss); tile 4 rises no more. The
+// host checks which steps missed, that a miss left the state as it was, that kept weights stay
+// under 2^15 (under 2^kSoftmaxMaxLag where the max moved) with alpha 1 or a power of two, and that
+// the weights rescaled by the later alphas and divided by the final sum are the exact softmax.
+struct KeptMaxSoftmaxSteps {
+  static constexpr int kSteps = 5, kKeys = kFragmentTileKeys, kRows = kFragmentRows;
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> weights;  // [step][row][key]
+  // [step][row][alpha, max, sum, missed]; missed: the kept-max step returned false and left the
+  // lane's state as it was
+  Kokkos::View<float***, Kokkos::LayoutRight, test::Memory> rows;
+
+  KOKKOS_INLINE_FUNCTION static float logit(int step, int row, int key) {
+    if (step == 0 && row == 15) return -compat::infinity();
+    float peak = 0.25f * float(row) + (step > 0 ? 1.0f : 0.0f);
+    if (step >= 2) peak += row % 2 ? 0.5f : 20.0f;
+    if (step >= 3 && row == 3) peak += 100.0f;
+    return peak - 0.5f * float((key * 7 + row) % 9);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const test::Policy::member_type&) const {
+    const int lane = warp_lane();
+    WarpRowFragments<> f;
+    for (int step = 0; step < kSteps; ++step) {
+      WarpScores s;
+      const auto scores = [&] {
+        for (int j = 0; j < kKeys / 8; ++j)
+          for (int i = 0; i < 4; ++i) s[j][i] = logit(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i));
+      };
+      scores();
+      const SoftmaxState before[2] = {f.state[0], f.state[1]};
+      float alpha[2];
+      bool missed = false;
+      if (step == 0) {
+        warp_softmax_weights(f, s, 1.0f, alpha);
+      } else if (!warp_softmax_weights_at_kept_max(f, s, 1.0f, alpha)) {
+        missed = true;
+        for (int h = 0; h < 2; ++h)
+          if (f.state[h].max != before[h].max || f.state[h].sum != before[h].sum) missed = false;  // not as it was
+        scores();
+        warp_softmax_weights(f, s, 1.0f, alpha);
+      }
+      for (int j = 0; j < kKeys / 8; ++j)
+        for (int i = 0; i < 4; ++i) weights(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i)) = s[j][i];
+      SoftmaxState whole[2] = {f.state[0], f.state[1]};
+      warp_finish_sums(f);
+      for (int h = 0; h < 2; ++h) {
+        if (lane & 3) continue;
+        const int row = fragment_row(lane, 2 * h);
+        rows(step, row, 0) = alpha[h];
+        rows(step, row, 1) = WarpRowFragments<>::in_logits(f.state[h]).max;
+        rows(step, row, 2) = f.state[h].sum;
+        rows(step, row, 3) = missed ? 1.0f : 0.0f;
+      }
+      f.state[0] = whole[0], f.state[1] = whole[1];
+    }
+  }
+};
+
+TEST(WarpRows, KeptMaximaTakeRisingScoresByPowersOfTwoAndMissPastTheExponentsRange) {
+  if (!register_rows_available<test::Space>()) GTEST_SKIP() << "the row tiles need CUDA tensor cores";
+  using K = KeptMaxSoftmaxSteps;
+  const K k{decltype(K::weights)("w", K::kSteps, K::kRows, K::kKeys), decltype(K::rows)("r", K::kSteps, K::kRows, 4)};
+  Kokkos::parallel_for(test::Policy(1, 1, 32), k);
+  const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.weights);
+  const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.rows);
+  // A miss is the warp's: tile 1 (row 15's max -inf) and tile 3 (row 3's overflow) for every row.
+  for (int r = 0; r < K::kRows; ++r)
+    for (int step = 1; step < K::kSteps; ++step)
+      EXPECT_EQ(rows(step, r, 3), step == 1 || step == 3 ? 1.0f : 0.0f) << "row " << r << " step " << step;
+  for (int r = 0; r < K::kRows; ++r) {
+    double exact_max = -std::numeric_limits<double>::infinity(), exact_sum = 0.0;
+    for (int step = 0; step < K::kSteps; ++step)
+      for (int j = 0; j < K::kKeys; ++j) exact_max = std::max(exact_max, double(K::logit(step, r, j)));
+    for (int step = 0; step < K::kSteps; ++step)
+      for (int j = 0; j < K::kKeys; ++j) exact_sum += std::exp(double(K::logit(step, r, j)) - exact_max);
+    // Tile 2 moves the kept max of even rows (weights e^20 = 2^28.9) by a power of two: alpha 2^-k.
+    const double alpha2 = rows(2, r, 0);
+    if (r % 2 == 0) {
+      EXPECT_LT(alpha2, 1.0) << "row " << r;
+      EXPECT_EQ(std::exp2(std::round(std::log2(alpha2))), alpha2) << "row " << r;
+    } else {
+      EXPECT_EQ(alpha2, 1.0) << "row " << r;
+    }
+    const double sum = rows(K::kSteps - 1, r, 2);
+    for (int step = 0; step < K::kSteps; ++step) {
+      const bool kept = step > 0 && rows(step, r, 3) == 0.0f;
+      const bool moved = kept && rows(step, r, 0) != 1.0f;
+      double later = 1.0;
+      for (int t = step + 1; t < K::kSteps; ++t) later *= rows(t, r, 0);
+      for (int j = 0; j < K::kKeys; ++j) {
+        // (the moved max's power of two from the hardware log2: within 1e-5 of the weight's)
+        if (kept)
+          EXPECT_LE(w(step, r, j), moved ? std::exp2(double(kSoftmaxMaxLag)) * (1 + 1e-5) : 32768.0)
+              << "row " << r << " step " << step << " key " << j;
+        const double exact = std::exp(double(K::logit(step, r, j)) - exact_max) / exact_sum;
         EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
             << "row " << r << " step " << step << " key " << j;
       }
@@ -1286,6 +1406,24 @@ TEST(FastDivisor, MatchesIntegerDivision) {
   }
   for (const int d : {1000, 4097, 65535, 65536, 1 << 20, 999983, (1 << 30) - 1, 1 << 30})
     for (const int n : {0, 1, d - 1, d, d + 1, 123456789, kTop}) check(d, n);
+}
+
+// Threads of a team, or (GPU) the kernels' layout of warps of 32 vector lanes.
+TEST(TeamVote, EveryThreadLearnsWhetherAnyThreadOfItsTeamVoted) {
+  const bool host = host_backend<test::Space>();
+  const int teams = 8;
+  std::vector<std::pair<int, int>> shapes = {{host ? std::min(2, test::Space().concurrency()) : 128, 1}};
+  if (!host) shapes.push_back({4, 32});
+  for (const auto& [threads, lanes] : shapes) {
+    const TeamVotes votes{decltype(TeamVotes::learned)("learned", teams, threads, lanes)};
+    Kokkos::parallel_for(test::Policy(teams, threads, lanes), votes);
+    const auto learned = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), votes.learned);
+    for (int t = 0; t < teams; ++t)
+      for (int r = 0; r < threads; ++r)
+        for (int l = 0; l < lanes; ++l)
+          EXPECT_EQ(learned(t, r, l), t % 4 == 0 ? 0 : 1)
+              << threads << " threads of " << lanes << " lanes: team " << t << ", thread " << r << ", lane " << l;
+  }
 }
 
 TEST(TeamArrival, TheLastTeamSeesEveryTeamsWritesAndResetsTheCounter) {

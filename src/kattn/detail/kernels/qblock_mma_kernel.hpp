@@ -31,6 +31,7 @@
 #include "kattn/detail/tiles/team_arrival.hpp"
 #include "kattn/detail/tiles/team_bulk_copy.hpp"
 #include "kattn/detail/tiles/team_stage.hpp"
+#include "kattn/detail/tiles/team_vote.hpp"
 #include "kattn/detail/tiles/warp_fragments.hpp"
 #include "kattn/detail/tiles/warpgroup_mma.hpp"
 #include "kattn/detail/tiles/warpgroup_pipeline.hpp"
@@ -170,26 +171,27 @@ struct QBlockMmaKernel {
         team.team_barrier();
       }
     }
-    if (!static_grid) {  // a grid for the most Q blocks the plan allows: the teams past them return
-      if (team.league_rank() < items) process(team, tiles, items - 1 - team.league_rank(), stages, q_loads);
-    } else if (claims_items) {
+    // The team's items: one (a grid for the most Q blocks the plan allows: the teams past them
+    // return), claimed ones, or every league_size-th. One call of process(), so that its body is
+    // inlined once (three copies had outgrown the inliner: a call, and the products serialized).
+    if (claims_items) {
       if (lead) claims[0] = first_claim;
       team.team_barrier();
-      for (int n = 0, item = claims[0]; item < items; ++n) {
-        const int next = claim();
-        process(team, tiles, items - 1 - item, stages, q_loads);
-        if (lead) claims[(n + 1) & 1] = next;
-        team.team_barrier();  // every warp is done with the tiles (the next item's copies reuse them), the claim is in
-        item = claims[(n + 1) & 1];
-      }
-      // The last team done (every claim is in) puts the counters back to zero for the next launch.
-      if (lead && arrive_last(&q_blocks.claims[1], team.league_size())) Kokkos::atomic_exchange(&q_blocks.claims[0], 0);
-    } else {
-      for (int item = team.league_rank(); item < items; item += team.league_size()) {
-        process(team, tiles, items - 1 - item, stages, q_loads);
-        team.team_barrier();  // every warp is done with the tiles: the next item's copies reuse them
-      }
     }
+    // (item stays the team's one value: from the claims' slot, never from the lead's own claim,
+    // whose value in a select had put the items' tile counters and descriptors in per-thread
+    // registers, 264 instructions a step against 207.)
+    for (int n = 0, item = claims_items ? claims[0] : team.league_rank(); item < items; ++n) {
+      const int claimed = claims_items ? claim() : 0;
+      process(team, tiles, items - 1 - item, stages, q_loads);
+      if (!static_grid) break;
+      if (claims_items && lead) claims[(n + 1) & 1] = claimed;
+      team.team_barrier();  // every warp is done with the tiles (the next item's copies reuse them), the claim is in
+      item = claims_items ? claims[(n + 1) & 1] : item + team.league_size();
+    }
+    // The last team done (every claim is in) puts the counters back to zero for the next launch.
+    if (claims_items && lead && arrive_last(&q_blocks.claims[1], team.league_size()))
+      Kokkos::atomic_exchange(&q_blocks.claims[0], 0);
     // Before it leaves, the copy engine has read the last output rows out of its scratch (their
     // writes land by the kernel's end: it need not hold the SM's scratch for them).
     if (kBulkRows && row_maps && lead) bulk_store_wait_read();
@@ -331,9 +333,9 @@ struct QBlockMmaKernel {
   // One item; `q_loads` counts the team's Q blocks loaded by the copy engine (kBulkRows); with the
   // producer, `tiles_before` counts the rings' earlier tiles and `items_before` the team's earlier
   // items (Q buffers), and the item comes from the producer (`handed`). Gives its tiles.
-  KOKKOS_INLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, int& q_loads,
-                                     const Rings& rings = {}, int tiles_before = 0, int items_before = 0,
-                                     const QBlockItem* handed = nullptr) const {
+  KOKKOS_FORCEINLINE_FUNCTION int process(const Member& team, Cache* tiles, int item, int& stages, int& q_loads,
+                                          const Rings& rings = {}, int tiles_before = 0, int items_before = 0,
+                                          const QBlockItem* handed = nullptr) const {
     const QBlockItem it = handed_item(rings, item, items_before, handed);
     const QBlockRows& rows = it.rows;
     // A spare slot (qblock_slots.hpp) does nothing; with the producer, its rows wait on and free its
@@ -578,7 +580,42 @@ struct QBlockMmaKernel {
       // With the producer a step waits for K(tile) and, before P·V(tile - 1), V(tile - 1) in their
       // rings, and frees each once the warp's products that read it completed. Here `tile` is the
       // item's turn: its keys are keys_at's (the last tile first).
-      const auto next_tile = [&](int tile) {
+      // In teams of one warpgroup without the logits' hooks, the steps of tiles every row sees whole
+      // take the weights at the rows' kept maxima, with no maxima of the tile
+      // (warp_softmax_weights_at_kept_max: b16 512 -5.6 % instructions; two warpgroups, at 255
+      // registers already, had their products serialized, C7512). A warp where that did not hold
+      // for turn t (`missed`: a row's max still -inf after the item's first tile, or a score more
+      // than 127 above it in log2) says so in the next barrier, a vote (team_barrier_any: the next
+      // step's, or one after the item's last); there the warpgroup takes Q·K(t)ᵀ again, K(t) still
+      // in its buffer until stage_pair refills it after that barrier, and the warps that missed take
+      // turn t's full step.
+      constexpr bool kKeptMax = Warpgroups == 1 && !Producer && !Features::logits;
+      bool missed = false;     // this warp's last step missed
+      bool kept_last = false;  // the team's last step took the kept maxima
+      WarpgroupWeightsOf<kTileKeys> p;
+      float alpha[2];
+      Scores s;
+      // The accumulator's rescale by tile t - 1's softmax: a team of one warpgroup takes it under
+      // Q·K(t)ᵀ, between the two issues, as FlashAttention-3 places it (0.97-0.99x in the A/B of
+      // 2026-11-28), a team of two at the step's end (under Q·Kᵀ: b1 8192 1.02x slower).
+      constexpr bool kRescaleUnderScores = Warpgroups == 1;
+      const auto rescale = [&](bool under_scores) {
+        // Before the item's first P·V the accumulator is unset: what this makes of it, that P·V replaces.
+        if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);
+      };
+      // Turn t's scores again, after a vote that some warp missed, and its full step in those warps
+      // (with nothing in flight: P·V(t - 1) has landed and its weights are in p).
+      const auto retake = [&](int t) {
+        warpgroup_scores_issue<Cache>(q_tile, k_buffer(t), s);
+        warpgroup_wait<0>(s);
+        if (missed) {
+          warp_softmax_weights(f, s, rules.scale, alpha);
+          rescale(false);
+          warpgroup_weights<Cache>(s, p);
+          missed = false;
+        }
+      };
+      const auto next_tile = [&](int tile, auto votes) {
         if constexpr (Producer) {
           rings.wait_k_full(tiles_before + tile - it.tile_begin);
           warpgroup_tile_ready();
@@ -587,7 +624,15 @@ struct QBlockMmaKernel {
           if constexpr (kBulkTiles) {
             if (tile_maps) barriers.wait(stage_of(tile));
           }
-          team.team_barrier();  // K(tile), V(tile) in; every product of step tile - 1 complete
+          // K(tile), V(tile) in; every product of step tile - 1 complete
+          if constexpr (decltype(votes)::value) {
+            if (team_barrier_any(team, missed)) {
+              retake(tile - 1);
+              team.team_barrier();  // every warp's Q·K(tile - 1)ᵀ has read its buffer
+            }
+          } else {
+            team.team_barrier();
+          }
           if (tile + 1 < it.tile_end) stage_pair(tile + 1);
         }
       };
@@ -612,22 +657,11 @@ struct QBlockMmaKernel {
         if constexpr (Producer) turns.pass();
       };
       if (it.tile_begin < it.tile_end) {
-        WarpgroupWeightsOf<kTileKeys> p;
-        float alpha[2];
-        Scores s;
         // A step's end — P·V(t - 1) landed, tile t's weights made — runs at the top of the next
         // step's loop trip: a wait has no operands, and ptxas hoists it as far as it can within a
         // trip, which had put the wait for P·V(t - 1) ahead of the softmax's exponentials (Nsight
         // Compute's SASS of 2026-11-28): the softmax then ran after the products, not beside them.
         // The trip's end pins the wait behind them.
-        // The accumulator's rescale by tile t - 1's softmax: a team of one warpgroup takes it under
-        // Q·K(t)ᵀ, between the two issues, as FlashAttention-3 places it (0.97-0.99x in the A/B of
-        // 2026-11-28), a team of two at the step's end (under Q·Kᵀ: b1 8192 1.02x slower).
-        constexpr bool kRescaleUnderScores = Warpgroups == 1;
-        const auto rescale = [&](bool under_scores) {
-          // Before the item's first P·V the accumulator is unset: what this makes of it, that P·V replaces.
-          if (under_scores == kRescaleUnderScores) warp_rescale_output(f, alpha);
-        };
         // `landed`: the turn whose P·V lands (none before the item's first).
         const auto land = [&](int landed) {
           warpgroup_wait<0>(f.o);
@@ -635,7 +669,7 @@ struct QBlockMmaKernel {
           rescale(false);
           warpgroup_weights<Cache>(s, p);
         };
-        next_tile(it.tile_begin);
+        next_tile(it.tile_begin, std::false_type{});
         if (bulk_rows) pipeline_wait(q_barrier(tiles), q_phase);
         turn();
         warpgroup_scores_issue<Cache>(q_tile, k_buffer(it.tile_begin), s);
@@ -645,7 +679,7 @@ struct QBlockMmaKernel {
         warp_softmax_weights(f, s, mask(s, keys_at(it.tile_begin)), alpha);
         const auto step = [&](int tile, auto masked) {
           land(tile - 2);
-          next_tile(tile);
+          next_tile(tile, std::integral_constant<bool, kKeptMax>{});
           turn();
           warpgroup_scores_issue<Cache>(q_tile, k_buffer(tile), s);
           rescale(true);
@@ -654,7 +688,11 @@ struct QBlockMmaKernel {
           pass();
           warpgroup_wait<1>(s);
           keys_read(tile);
-          warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, keys_at(tile)) : rules.scale, alpha);
+          kept_last = kKeptMax && !decltype(masked)::value;
+          if constexpr (kKeptMax && !decltype(masked)::value)
+            missed = !warp_softmax_weights_at_kept_max(f, s, rules.scale, alpha);
+          else
+            warp_softmax_weights(f, s, decltype(masked)::value ? mask(s, keys_at(tile)) : rules.scale, alpha);
         };
         // Where the logit is the scaled dot product (compiled in), the tiles every row of the block
         // sees whole step without the mask's code (the mask's unmasked trips between its masked
@@ -673,6 +711,10 @@ struct QBlockMmaKernel {
         }
         for (; tile < it.tile_end; ++tile) step(tile, std::true_type{});
         land(it.tile_end - 2);
+        if constexpr (kKeptMax) {
+          // K(tile_end - 1) stays in its buffer until the item's next copies, after its last barrier.
+          if (kept_last && team_barrier_any(team, missed)) retake(it.tile_end - 1);
+        }
         rescale(true);
         turn();
         values_in(it.tile_end - 1);

@@ -139,9 +139,9 @@ __device__ inline float quad_sum(float x) {
 // the fp16/bf16 rounding the weights get next). A masked score gives 2^-inf = 0.
 // A row's max moves only where a tile's exceeds it by more than kSoftmaxMaxLag (in log2).
 template <bool MaxInLog2, int ScoreTiles, class RowOf, class RowMax>
-__device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
-                                                 const RowOf& row_of, const RowMax& row_max, float score_scale,
-                                                 float (&alpha)[2]) {
+__device__ __forceinline__ void lane_rows_softmax_weights(SoftmaxState (&state)[2], float (&s)[ScoreTiles][4],
+                                                          const RowOf& row_of, const RowMax& row_max, float score_scale,
+                                                          float (&alpha)[2]) {
   // Maxima and sums in kChains independent chains a row (score tile j in chain j % kChains), so
   // that their latencies overlap instead of adding up over the tile. A chain starts at its first
   // score, not at -inf or 0 (IEEE rules keep the compiler from dropping that first max or add:
@@ -207,10 +207,75 @@ __device__ inline void lane_rows_softmax_weights(SoftmaxState (&state)[2], float
   }
 }
 
+// The softmax step of a tile that no row's kept max is expected to miss (a step past an item's
+// first tile where every row sees every key): the weights 2^(s · c - max) against each row's max as
+// it stands, with no maxima of the tile (their 30 FMNMX and quad shuffles were a fifth of a step's
+// instructions). A row's max moves only where a lane's share of its tile sum passes 2^15, and then
+// by a whole power of two (an exact rescale, alpha = 2^-shift) that leaves its largest weight at
+// 2^kSoftmaxMaxLag; weights up to 2^15 are in fp16's and bf16's range at full precision. Returns
+// false (the same in every lane of the warp) where some lane's row cannot take the tile so: its max
+// still -inf, or a weight or sum past FLT_MAX (a score more than 127 above the max, in log2). The
+// state is then unchanged and s lost: the caller takes the tile's scores again through
+// lane_rows_softmax_weights, whose alpha then applies.
+template <int ScoreTiles, class RowOf, class RowMax>
+__device__ __forceinline__ bool lane_rows_softmax_weights_at_kept_max(SoftmaxState (&state)[2],
+                                                                      float (&s)[ScoreTiles][4], const RowOf& row_of,
+                                                                      const RowMax& row_max, float score_scale,
+                                                                      float (&alpha)[2]) {
+  constexpr int kChains = ScoreTiles < 4 ? ScoreTiles : 4;  // as lane_rows_softmax_weights' sums
+  const auto chain_start = [&](int j, int i) {
+    for (int earlier = 0; earlier < i; ++earlier)
+      if (row_of(earlier) == row_of(i)) return false;
+    return j < kChains;
+  };
+  const float c = score_scale * kLog2e;
+  float chain_sum[2][kChains];
+#pragma unroll
+  for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      s[j][i] = exp2_approx(fmaf(s[j][i], c, -state[row_of(i)].max));
+      float& sum = chain_sum[row_of(i)][j % kChains];
+      sum = chain_start(j, i) ? s[j][i] : sum + s[j][i];
+    }
+  float tile_sum[2] = {chain_sum[0][0], chain_sum[1][0]};
+#pragma unroll
+  for (int ch = 1; ch < kChains; ++ch)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) tile_sum[h] += chain_sum[h][ch];
+  alpha[0] = alpha[1] = 1.0f;
+  // Not finite (NaN included): the max was -inf (its weights +inf) or a weight overflowed.
+  if (__any_sync(0xffffffffu, !(tile_sum[0] <= FLT_MAX) || !(tile_sum[1] <= FLT_MAX))) return false;
+  constexpr float kLaneSumLimit = 32768.0f;
+  if (__any_sync(0xffffffffu, tile_sum[0] > kLaneSumLimit || tile_sum[1] > kLaneSumLimit)) {
+    float weight_max[2] = {0.0f, 0.0f};
+#pragma unroll
+    for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) weight_max[row_of(i)] = fmaxf(weight_max[row_of(i)], s[j][i]);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // shift 0 for a row whose weights stay under 2^lag (log2 0 = -inf)
+      const float shift = fmaxf(ceilf(__log2f(row_max(weight_max[h]))) - kSoftmaxMaxLag, 0.0f);
+      alpha[h] = exp2_approx(-shift);
+      tile_sum[h] *= alpha[h];
+      state[h].sum *= alpha[h];
+      state[h].max += shift;
+    }
+#pragma unroll
+    for (int j = 0; j < ScoreTiles; ++j)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) s[j][i] *= alpha[row_of(i)];
+  }
+  state[0].sum += tile_sum[0];
+  state[1].sum += tile_sum[1];
+  return true;
+}
+
 // o *= alpha of its row (skipped when no row's max moved in the warp: past an item's first tile it
 // rarely does, by kSoftmaxMaxLag).
 template <int OutTiles, class RowOf>
-__device__ inline void lane_rows_rescale(float (&o)[OutTiles][4], const float (&alpha)[2], const RowOf& row_of) {
+__device__ __forceinline__ void lane_rows_rescale(float (&o)[OutTiles][4], const float (&alpha)[2],
+                                                  const RowOf& row_of) {
   if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {
 #pragma unroll
     for (int n = 0; n < OutTiles; ++n)
@@ -295,8 +360,8 @@ KOKKOS_INLINE_FUNCTION void warp_softmax_step(WarpRowFragments<MaxHead>& f, Warp
 // the weights, giving each row's rescale factor; warp_rescale_output applies it to the accumulator
 // afterwards.
 template <int MaxHead, int ScoreTiles>
-KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, float (&s)[ScoreTiles][4],
-                                                 float score_scale, float (&alpha)[2]) {
+KOKKOS_FORCEINLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, float (&s)[ScoreTiles][4],
+                                                      float score_scale, float (&alpha)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   fragment_detail::lane_rows_softmax_weights<true>(
       f.state, s, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale,
@@ -305,8 +370,24 @@ KOKKOS_INLINE_FUNCTION void warp_softmax_weights(WarpRowFragments<MaxHead>& f, f
   (void)f, (void)s, (void)score_scale, alpha[0] = alpha[1] = 1.0f;
 #endif
 }
+// warp_softmax_weights at the rows' kept maxima, for a tile every row sees whole
+// (fragment_detail::lane_rows_softmax_weights_at_kept_max): false, the same in every lane, where
+// the warp's state is unchanged and the tile's scores must go through warp_softmax_weights again.
+template <int MaxHead, int ScoreTiles>
+KOKKOS_FORCEINLINE_FUNCTION bool warp_softmax_weights_at_kept_max(WarpRowFragments<MaxHead>& f,
+                                                                  float (&s)[ScoreTiles][4], float score_scale,
+                                                                  float (&alpha)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return fragment_detail::lane_rows_softmax_weights_at_kept_max(
+      f.state, s, [](int i) { return i >> 1; }, [](float x) { return fragment_detail::quad_max(x); }, score_scale,
+      alpha);
+#else
+  (void)f, (void)s, (void)score_scale, alpha[0] = alpha[1] = 1.0f;
+  return true;
+#endif
+}
 template <int MaxHead>
-KOKKOS_INLINE_FUNCTION void warp_rescale_output(WarpRowFragments<MaxHead>& f, const float (&alpha)[2]) {
+KOKKOS_FORCEINLINE_FUNCTION void warp_rescale_output(WarpRowFragments<MaxHead>& f, const float (&alpha)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   fragment_detail::lane_rows_rescale(f.o, alpha, [](int i) { return i >> 1; });
 #else

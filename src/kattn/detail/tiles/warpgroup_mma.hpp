@@ -209,7 +209,8 @@ template <int Keys>
 using WarpgroupWeightsOf = std::uint32_t[Keys / 16][4];
 using WarpgroupWeights = WarpgroupWeightsOf<kFragmentTileKeys>;
 template <class T, int ScoreTiles>
-KOKKOS_INLINE_FUNCTION void warpgroup_weights(const float (&p)[ScoreTiles][4], std::uint32_t (&a)[ScoreTiles / 2][4]) {
+KOKKOS_FORCEINLINE_FUNCTION void warpgroup_weights(const float (&p)[ScoreTiles][4],
+                                                   std::uint32_t (&a)[ScoreTiles / 2][4]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
   for (int kk = 0; kk < ScoreTiles / 2; ++kk) {
@@ -227,9 +228,9 @@ KOKKOS_INLINE_FUNCTION void warpgroup_weights(const float (&p)[ScoreTiles][4], s
 // as one group of products and returns with it in flight; accumulate false: o = P · V (o's values
 // before it are not read).
 template <class T, int KeySlices>
-KOKKOS_INLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4],
-                                                       const std::uint32_t (&a)[KeySlices][4], const T* v_tile,
-                                                       bool accumulate = true) {
+KOKKOS_FORCEINLINE_FUNCTION void warpgroup_accumulate_issue(float (&o)[kWarpgroupHead / 8][4],
+                                                            const std::uint32_t (&a)[KeySlices][4], const T* v_tile,
+                                                            bool accumulate = true) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const std::uint64_t v =
       warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(v_tile)), warpgroup_atom_bytes(16 * KeySlices));
@@ -263,7 +264,7 @@ KOKKOS_INLINE_FUNCTION void warpgroup_accumulate(WarpRowFragments<kWarpgroupHead
 // warpgroup_stage_rows) against the 8·ScoreTiles keys of k_tile (64 or 128) as one group of
 // products and returns with it in flight.
 template <class T, int ScoreTiles>
-KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_tile, float (&s)[ScoreTiles][4]) {
+KOKKOS_FORCEINLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_tile, float (&s)[ScoreTiles][4]) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   const std::uint64_t q = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(q_tile)), 16);
   const std::uint64_t k = warpgroup_detail::descriptor(unsigned(__cvta_generic_to_shared(k_tile)), 16);
@@ -291,7 +292,7 @@ KOKKOS_INLINE_FUNCTION void warpgroup_scores_issue(const T* q_tile, const T* k_t
 // work written before it, so work that should run while a group is in flight ends the trip before
 // the wait (QBlockMmaKernel's step).
 template <int Pending, class... Held>
-KOKKOS_INLINE_FUNCTION void warpgroup_wait(Held&... held) {
+KOKKOS_FORCEINLINE_FUNCTION void warpgroup_wait(Held&... held) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   warpgroup_detail::wait<Pending>();
   (warpgroup_detail::fence_operands(held), ...);
