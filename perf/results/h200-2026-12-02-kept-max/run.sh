@@ -15,6 +15,6 @@
 ROUNDS=3 SOURCE=kept bash perf/results/h200-2026-12-02-contention/ab.sh base kept     # call 1
 ROUNDS=3 SOURCE=kept2 bash perf/results/h200-2026-12-02-contention/ab.sh base kept2   # call 2
 ROUNDS=3 SOURCE=kept3 bash perf/results/h200-2026-12-02-contention/ab.sh base kept3   # call 3
-# call 4 (the session's end near: in place of call4.sh, whose validate, targets and suite were not run): the
+# call 4 (the session's end near: validate, the targets and the suite not run): the
 # Cuda backend tests whole, kattn_tests --gtest_filter='*ExtremeLogits*:Kernel*:*WarpRows*', racecheck on
 # ExtremeLogits.LaterTilesScoringPast*qblock_fp16 (call4/)
