@@ -651,6 +651,48 @@ TEST(WarpRows, ScoresSoftmaxStepsAndWeightedSumsMatchTheHost) {
   expect_row_products_match_the_host<RowProducts>(4e-3);
 }
 
+// A warp's softmax step recorded for the host: its weights at [step][row][key], and each row's
+// alpha, max (in logits) and sum over the row's four lanes at [step][row][0, 1, 2]; f's running
+// state stays the lanes' own.
+template <class Weights, class Rows>
+KOKKOS_INLINE_FUNCTION void record_softmax_step(WarpRowFragments<>& f, const WarpScores& s, const float alpha[2],
+                                                int step, const Weights& weights, const Rows& rows) {
+  const int lane = warp_lane();
+  for (int j = 0; j < kFragmentTileKeys / 8; ++j)
+    for (int i = 0; i < 4; ++i) weights(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i)) = s[j][i];
+  const SoftmaxState whole[2] = {f.state[0], f.state[1]};
+  warp_finish_sums(f);  // the sums so far, over the four lanes of a row
+  for (int h = 0; h < 2; ++h) {
+    if (lane & 3) continue;
+    const int row = fragment_row(lane, 2 * h);
+    rows(step, row, 0) = alpha[h];
+    rows(step, row, 1) = WarpRowFragments<>::in_logits(f.state[h]).max;
+    rows(step, row, 2) = f.state[h].sum;
+  }
+  f.state[0] = whole[0], f.state[1] = whole[1];
+}
+
+// Row r's recorded steps against the exact softmax over every step's logits (logit(step, row, key)):
+// each weight, rescaled by the later steps' alphas and divided by the final sum.
+template <class Logit, class Weights, class Rows>
+void expect_steps_make_the_exact_softmax(Logit logit, int steps, int r, const Weights& w, const Rows& rows) {
+  double exact_max = -std::numeric_limits<double>::infinity(), exact_sum = 0.0;
+  for (int step = 0; step < steps; ++step)
+    for (int j = 0; j < kFragmentTileKeys; ++j) exact_max = std::max(exact_max, double(logit(step, r, j)));
+  for (int step = 0; step < steps; ++step)
+    for (int j = 0; j < kFragmentTileKeys; ++j) exact_sum += std::exp(double(logit(step, r, j)) - exact_max);
+  const double sum = rows(steps - 1, r, 2);
+  for (int step = 0; step < steps; ++step) {
+    double later = 1.0;  // the rescales of the steps after this one
+    for (int t = step + 1; t < steps; ++t) later *= rows(t, r, 0);
+    for (int j = 0; j < kFragmentTileKeys; ++j) {
+      const double exact = std::exp(double(logit(step, r, j)) - exact_max) / exact_sum;
+      EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
+          << "row " << r << " step " << step << " key " << j;
+    }
+  }
+}
+
 // One warp's online softmax over three tiles of scores made up on the spot (no products): row r's
 // logits peak at 0.25 r in tile 0 (row 15 sees no key there), 3 higher in tile 1 (4.3 in log2:
 // under kSoftmaxMaxLag) and, in tile 2, 6.5 higher for even rows and 5.5 for odd ones (9.4 and 7.9
@@ -679,18 +721,7 @@ struct LaggedSoftmaxSteps {
         for (int i = 0; i < 4; ++i) s[j][i] = logit(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i));
       float alpha[2];
       warp_softmax_weights(f, s, 1.0f, alpha);
-      for (int j = 0; j < kKeys / 8; ++j)
-        for (int i = 0; i < 4; ++i) weights(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i)) = s[j][i];
-      SoftmaxState whole[2] = {f.state[0], f.state[1]};
-      warp_finish_sums(f);  // the sums so far, over the four lanes of a row
-      for (int h = 0; h < 2; ++h) {
-        if (lane & 3) continue;
-        const int row = fragment_row(lane, 2 * h);
-        rows(step, row, 0) = alpha[h];
-        rows(step, row, 1) = WarpRowFragments<>::in_logits(f.state[h]).max;
-        rows(step, row, 2) = f.state[h].sum;
-      }
-      f.state[0] = whole[0], f.state[1] = whole[1];
+      record_softmax_step(f, s, alpha, step, weights, rows);
     }
   }
 };
@@ -709,30 +740,16 @@ TEST(WarpRows, RowMaximaMoveOnlyPastTheLag) {
     const double none = -std::numeric_limits<double>::infinity();
     const double first = r == 15 ? 3.0 + 0.25 * r : 0.25 * r;
     const double expected_max[L::kSteps] = {r == 15 ? none : first, first, r % 2 ? first : 0.25 * r + 6.5};
-    double exact_max = none, exact_sum = 0.0;
     for (int step = 0; step < L::kSteps; ++step) {
       EXPECT_FLOAT_EQ(rows(step, r, 1), float(expected_max[step])) << "row " << r << " step " << step;
       // Alpha is 1 where the max stays and where it moves off -inf (nothing seen yet to rescale).
       const bool moved = step > 0 && rows(step, r, 1) != rows(step - 1, r, 1);
       const bool from_none = step == 0 || rows(step - 1, r, 1) == float(none);
       if (from_none || !moved) EXPECT_EQ(rows(step, r, 0), 1.0f) << "row " << r << " step " << step;
-      for (int j = 0; j < L::kKeys; ++j) {
+      for (int j = 0; j < L::kKeys; ++j)
         EXPECT_LE(w(step, r, j), lag) << "row " << r << " step " << step << " key " << j;
-        exact_max = std::max(exact_max, double(L::logit(step, r, j)));
-      }
     }
-    for (int step = 0; step < L::kSteps; ++step)
-      for (int j = 0; j < L::kKeys; ++j) exact_sum += std::exp(double(L::logit(step, r, j)) - exact_max);
-    const double sum = rows(L::kSteps - 1, r, 2);
-    for (int step = 0; step < L::kSteps; ++step) {
-      double later = 1.0;  // the rescales of the steps after this one
-      for (int t = step + 1; t < L::kSteps; ++t) later *= rows(t, r, 0);
-      for (int j = 0; j < L::kKeys; ++j) {
-        const double exact = std::exp(double(L::logit(step, r, j)) - exact_max) / exact_sum;
-        EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
-            << "row " << r << " step " << step << " key " << j;
-      }
-    }
+    expect_steps_make_the_exact_softmax(L::logit, L::kSteps, r, w, rows);
   }
 }
 
@@ -782,19 +799,9 @@ struct KeptMaxSoftmaxSteps {
         scores();
         warp_softmax_weights(f, s, 1.0f, alpha);
       }
-      for (int j = 0; j < kKeys / 8; ++j)
-        for (int i = 0; i < 4; ++i) weights(step, fragment_row(lane, i), 8 * j + fragment_column(lane, i)) = s[j][i];
-      SoftmaxState whole[2] = {f.state[0], f.state[1]};
-      warp_finish_sums(f);
-      for (int h = 0; h < 2; ++h) {
-        if (lane & 3) continue;
-        const int row = fragment_row(lane, 2 * h);
-        rows(step, row, 0) = alpha[h];
-        rows(step, row, 1) = WarpRowFragments<>::in_logits(f.state[h]).max;
-        rows(step, row, 2) = f.state[h].sum;
-        rows(step, row, 3) = missed ? 1.0f : 0.0f;
-      }
-      f.state[0] = whole[0], f.state[1] = whole[1];
+      record_softmax_step(f, s, alpha, step, weights, rows);
+      for (int h = 0; h < 2; ++h)
+        if ((lane & 3) == 0) rows(step, fragment_row(lane, 2 * h), 3) = missed ? 1.0f : 0.0f;
     }
   }
 };
@@ -811,11 +818,6 @@ TEST(WarpRows, KeptMaximaTakeRisingScoresByPowersOfTwoAndMissPastTheExponentsRan
     for (int step = 1; step < K::kSteps; ++step)
       EXPECT_EQ(rows(step, r, 3), step == 1 || step == 3 ? 1.0f : 0.0f) << "row " << r << " step " << step;
   for (int r = 0; r < K::kRows; ++r) {
-    double exact_max = -std::numeric_limits<double>::infinity(), exact_sum = 0.0;
-    for (int step = 0; step < K::kSteps; ++step)
-      for (int j = 0; j < K::kKeys; ++j) exact_max = std::max(exact_max, double(K::logit(step, r, j)));
-    for (int step = 0; step < K::kSteps; ++step)
-      for (int j = 0; j < K::kKeys; ++j) exact_sum += std::exp(double(K::logit(step, r, j)) - exact_max);
     // Tile 2 moves the kept max of even rows (weights e^20 = 2^28.9) by a power of two: alpha 2^-k.
     const double alpha2 = rows(2, r, 0);
     if (r % 2 == 0) {
@@ -824,22 +826,15 @@ TEST(WarpRows, KeptMaximaTakeRisingScoresByPowersOfTwoAndMissPastTheExponentsRan
     } else {
       EXPECT_EQ(alpha2, 1.0) << "row " << r;
     }
-    const double sum = rows(K::kSteps - 1, r, 2);
-    for (int step = 0; step < K::kSteps; ++step) {
-      const bool kept = step > 0 && rows(step, r, 3) == 0.0f;
-      const bool moved = kept && rows(step, r, 0) != 1.0f;
-      double later = 1.0;
-      for (int t = step + 1; t < K::kSteps; ++t) later *= rows(t, r, 0);
-      for (int j = 0; j < K::kKeys; ++j) {
-        // (the moved max's power of two from the hardware log2: within 1e-5 of the weight's)
-        if (kept)
-          EXPECT_LE(w(step, r, j), moved ? std::exp2(double(kSoftmaxMaxLag)) * (1 + 1e-5) : 32768.0)
-              << "row " << r << " step " << step << " key " << j;
-        const double exact = std::exp(double(K::logit(step, r, j)) - exact_max) / exact_sum;
-        EXPECT_NEAR(w(step, r, j) * later / sum, exact, 1e-5 * exact + 1e-9)
+    for (int step = 1; step < K::kSteps; ++step) {
+      if (rows(step, r, 3) != 0.0f) continue;  // a miss, taken again by the full step
+      const bool moved = rows(step, r, 0) != 1.0f;
+      // (the moved max's power of two from the hardware log2: within 1e-5 of the weight's)
+      for (int j = 0; j < K::kKeys; ++j)
+        EXPECT_LE(w(step, r, j), moved ? std::exp2(double(kSoftmaxMaxLag)) * (1 + 1e-5) : 32768.0)
             << "row " << r << " step " << step << " key " << j;
-      }
     }
+    expect_steps_make_the_exact_softmax(K::logit, K::kSteps, r, w, rows);
   }
 }
 
