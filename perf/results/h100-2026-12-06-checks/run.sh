@@ -2,8 +2,8 @@
 # Stop 72 (2026-12-06), one call on the H100: 710a2e8's CLI and test binaries (built here: nvcc 13.0,
 # Kokkos 4.6.01 with the CUDA 13 signatures of docs/building.md, sm_90a; carried as .device/bin/*.xz
 # and .device/lib.tar.xz) — the GPU tests, compute-sanitizer on the tile primitives and the claiming
-# teams, Nsight Compute on prefill b16 512 (kattn's planned kernel and PyTorch's cuDNN and flash
-# kernels: launch shape, instructions, issue, tensor pipe, stall reasons), the targets beside SDPA.
+# teams, the targets beside SDPA, Nsight Compute on prefill b16 512 (ncu-b16-512.sh: kattn's kernels
+# and PyTorch's cuDNN and flash kernels: launch shape, instructions, issue, stall reasons).
 set -u
 [ -d .device/lib ] || tar xJf .device/lib.tar.xz -C .device
 export LD_LIBRARY_PATH=$PWD/.device/lib:${LD_LIBRARY_PATH:-}
@@ -29,49 +29,14 @@ timeout 100 $K bench --scenario perf/scenarios/targets.json --warmup 20 --runs 1
   --output $T/targets.json > $T/targets-bench.txt 2>&1
 timeout 60 python3 perf/torch_sdpa.py $T/targets.json >> $T/targets-bench.txt 2>&1
 echo "targets rc $? ${SECONDS} s" >> $T/times.txt
-# Nsight Compute on b16 512: the same metrics for kattn's kernel and SDPA's
-M=launch__registers_per_thread,launch__grid_size,launch__block_size,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,gpu__time_duration.sum,sm__cycles_elapsed.avg.per_second,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__warps_active.avg.per_cycle_active,smsp__average_warp_latency_per_inst_issued.ratio,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sectors.avg.pct_of_peak_sustained_elapsed
-cat > /tmp/sdpa.py <<'PY'
-import sys, torch, torch.nn.functional as F
-from torch.nn.attention import sdpa_kernel, SDPBackend
-b = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}[sys.argv[1]]
-q = torch.randn(16, 32, 512, 128, device="cuda", dtype=torch.half)
-k = torch.randn(16, 8, 512, 128, device="cuda", dtype=torch.half)
-v = torch.randn(16, 8, 512, 128, device="cuda", dtype=torch.half)
-torch.cuda.synchronize()
-for _ in range(3):
-    with sdpa_kernel(b):
-        o = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-torch.cuda.synchronize()
-PY
-KSEL="regex:^(?!.*(distribution|elementwise|fill|copy|Memset|vectorized|Flush|flush)).*"
-for be in cudnn flash; do
-  echo "== $be b16 512"
-  timeout 120 ncu --clock-control none -k "$KSEL" --launch-skip 2 --launch-count 1 --metrics $M \
-    python3 /tmp/sdpa.py $be 2>&1 | grep -v '^==PROF==' | tail -24
-done > $T/ncu-sdpa.txt 2>&1
-echo "== kattn b16 512 (planned)" > $T/ncu-kattn.txt
-timeout 120 ncu --clock-control none --kernel-name-base demangled -k regex:QBlockMma --launch-skip 2 --launch-count 1 \
-  --metrics $M $K bench --scenario perf/scenarios/targets.json --case prefill-b16-512 --warmup 2 --runs 1 \
-  --no-check-values 2>&1 | grep -v '^==PROF==' | grep -A24 QBlockMma | head -26 >> $T/ncu-kattn.txt
-for who in kattn cudnn; do
-  if [ $who = kattn ]; then
-    timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:QBlockMma --launch-skip 2 --launch-count 1 \
-      --section SourceCounters --section WarpStateStats -o /tmp/$who -f $K bench --scenario perf/scenarios/targets.json \
-      --case prefill-b16-512 --warmup 2 --runs 1 --no-check-values > $T/ncu-$who-run.txt 2>&1
-  else
-    timeout 150 ncu --clock-control none -k "$KSEL" --launch-skip 2 --launch-count 1 \
-      --section SourceCounters --section WarpStateStats -o /tmp/$who -f python3 /tmp/sdpa.py cudnn > $T/ncu-$who-run.txt 2>&1
-  fi
-  ncu -i /tmp/$who.ncu-rep --page source --csv --print-source sass > /tmp/$who.csv 2>/dev/null
-  python3 perf/ncu_stalls.py /tmp/$who.csv > $T/$who-stalls.txt 2>&1
-  gzip -c /tmp/$who.csv > $T/$who-sass.csv.gz
-done
+# Nsight Compute on b16 512 (its files here are from call C: this line alone, the same binaries, once
+# the script's own SDPA launcher had given way to perf/torch_sdpa.py)
+bash perf/results/h100-2026-12-06-checks/ncu-b16-512.sh $T $K $T/targets.json
 echo "ncu ${SECONDS} s" >> $T/times.txt
 gzip $T/targets.json
 tar czf $OUT/call.tgz -C /tmp o
 cat $T/times.txt $T/device.txt; tail -n 3 $T/backend-tests.txt
 grep -E "^\[  (PASSED|FAILED|SKIPPED)|tests ran|^rc" $T/tests.txt | tail -6
 grep -hE "ERROR SUMMARY|RACECHECK SUMMARY|^rc" $T/memcheck-*.txt $T/racecheck-*.txt
-tail -n 26 $T/targets-bench.txt; cat $T/ncu-kattn.txt $T/ncu-sdpa.txt | head -80
+tail -n 26 $T/targets-bench.txt; cat $T/ncu-*.txt
 head -n 14 $T/kattn-stalls.txt $T/cudnn-stalls.txt
