@@ -17,8 +17,9 @@
 #   ts2   ts, and the producer's block ids read a tile ahead and kept for V; registers 40 / 232
 #   ts3   ts2, and V(t - 1) copied before K(t) (two-streams-lean.patch as it stands)
 # Built here and not run (the stop's device time was spent): producer-rings.patch, ts3 with a
-# stream's Q rows by one box of the copy engine (the teams of 4's RowTileMaps, one arrival) and
-# rings of 2 K, 3 V and 1 Q tile a stream, for the next stop's first call: ab.sh base ts3 NEXT.
+# stream's Q rows by one box of the copy engine (the teams of 4's RowTileMaps, one arrival; the rows
+# fence their output rows' generic accesses before they free the buffer to it) and rings of 2 K,
+# 3 V and 1 Q tile a stream, for the next stop's first call: ab.sh base ts3 NEXT.
 # Call 1: SOURCE=c2 ab.sh base c1 c2 c3; call 2: MEMCHECK=ts ab.sh base ts; call 3: ROUNDS=2
 # SOURCE=ts2 SOURCE_SKIP=14 MEMCHECK=ts2 ab.sh base ts ts2; call 4: ROUNDS=1 ab.sh ts2 ts3.
 # c1-c3's outputs are wrong by design; ts-ts3's are bit-equal to base's teams of 4.
