@@ -16,7 +16,8 @@
 #         the vote of step t + 1)
 #   ts2   ts, and the producer's block ids read a tile ahead and kept for V; registers 40 / 232
 #   ts3   ts2, and V(t - 1) copied before K(t) (two-streams-lean.patch as it stands)
-# Built here and not run (the stop's device time was spent): producer-rings.patch, ts3 with a
+# Built here and not run (the stop's device time was spent): producer-rings.patch (on top of
+# two-streams-lean.patch: git apply both, in that order), ts3 with a
 # stream's Q rows by one box of the copy engine (the teams of 4's RowTileMaps, one arrival; the rows
 # fence their output rows' generic accesses before they free the buffer to it) and rings of 2 K,
 # 3 V and 1 Q tile a stream, for the next stop's first call: ab.sh base ts3 NEXT.
@@ -42,7 +43,7 @@ for n in "$@"; do
     | grep -v '^==PROF==' | gzip > $OUT/ncu-launches-$n.csv.gz
 done
 date -u +"ncu done %T" >> $OUT/device.txt
-if [ -n "${SOURCE:-}" ]; then  # SOURCE's source counters on b16 512: teams of 4 (the probe's 11th Q-block launch, skip 10) or 12 (skip 14)
+if [ -n "${SOURCE:-}" ]; then  # SOURCE's source counters on b16 512 (SOURCE_SKIP: above)
   timeout 150 ncu --clock-control none --kernel-name-base demangled -k regex:QBlockMma --launch-skip ${SOURCE_SKIP:-10} --launch-count 1 \
     --section SourceCounters --section WarpStateStats -o /tmp/t4 -f /tmp/$SOURCE 1 0 > /dev/null 2>&1
   ncu -i /tmp/t4.ncu-rep --page source --csv --print-source sass > /tmp/t4.csv 2>/dev/null
